@@ -1,0 +1,222 @@
+"""``jaxpapers list | describe | verify | train | bench | readme``.
+
+Errors a user can cause (an unknown paper, claim, config or field) end with one line naming it and
+what exists, and exit code 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jaxpapers.core.errors import JaxpapersError
+
+EPILOG = """examples:
+  jaxpapers list
+  jaxpapers verify                          # every claim, quick preset, on this machine
+  jaxpapers verify resource_allocation/RA1 --out results/ra1
+  jaxpapers train --config configs/example/copy.py:preset=quick --workdir /tmp/copy --config.train.steps=100
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="jaxpapers",
+        description="Reference JAX/Flax reimplementations of NeurIPS 2026 papers, with numerically checked claims.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="papers, their claims and configs")
+    p.add_argument("papers", nargs="*", help="restrict to these papers")
+
+    p = sub.add_parser("describe", help="everything about a paper or claim")
+    p.add_argument("target", help="<paper> or <paper>/<claim>")
+
+    p = sub.add_parser("verify", help="run claims and print predicted vs measured")
+    p.add_argument("targets", nargs="*", help="papers or claims (default: all)")
+    p.add_argument("--preset", default="quick", choices=("tiny", "quick", "full"))
+    p.add_argument("--out", default=None, help="output directory (default: results/<preset>)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("train", help="train a config through the shared trainer")
+    from jaxpapers.launch.train import add_arguments
+
+    add_arguments(p)
+
+    p = sub.add_parser("bench", help="run a benchmark from benchmarks/ (prints ratios against a baseline)")
+    p.add_argument("name", nargs="?", help="benchmark name (file stem); omit to list")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+
+    p = sub.add_parser("readme", help="regenerate the claims tables in the READMEs")
+    p.add_argument("--results", default=None, help="results.json whose verdicts go into the top README")
+    p.add_argument("--check", action="store_true", help="only report stale READMEs (exit 1 if any)")
+
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "train":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        return {
+            "list": _list,
+            "describe": _describe,
+            "verify": _verify,
+            "train": _train,
+            "bench": _bench,
+            "readme": _readme,
+        }[args.command](args, rest) or 0
+    except JaxpapersError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _console():
+    """A rich console; wide when writing to a file or CI log, so tables do not wrap."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+def _setup_jax() -> None:
+    """A persistent compilation cache: repeated runs skip recompiling unchanged functions."""
+    import jax
+
+    cache = os.environ.get("JAXPAPERS_CACHE_DIR", str(Path.home() / ".cache" / "jaxpapers" / "xla"))
+    jax.config.update("jax_compilation_cache_dir", cache)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def _list(args, _rest) -> None:
+    from rich.table import Table
+
+    from jaxpapers.core import config as config_lib
+    from jaxpapers.core import registry
+
+    slugs = args.papers or registry.papers()
+    for slug in slugs:
+        registry.claims_of(slug)  # validates the name
+    configs = config_lib.list_configs()
+    table = Table(title="jaxpapers", show_lines=False)
+    for col in ("paper / claim", "kind", "statement"):
+        table.add_column(col, overflow="fold")
+    for slug in slugs:
+        table.add_row(f"[bold]{slug}[/bold]", "", registry.paper_title(slug))
+        for c in registry.claims_of(slug):
+            table.add_row(f"  {c.name}", c.kind, c.statement)
+        table.add_row("  configs", "", ", ".join(f"configs/{slug}/{e}.py" for e in configs.get(slug, [])) or "—")
+    _console().print(table)
+
+
+def _describe(args, _rest) -> None:
+    from jaxpapers.core import registry
+
+    con = _console()
+    slug, _, name = args.target.partition("/")
+    claims = registry.select([args.target])
+    if not name:
+        con.print(f"[bold]{slug}[/bold]: {registry.paper_title(slug)}\n")
+    for c in claims:
+        con.print(
+            f"[bold]{c.id}[/bold] ({c.kind})\n  statement: {c.statement}\n  source:    {c.source}\n"
+            f"  criterion: {c.predicate.describe()}\n  config:    configs/{c.config}.py\n"
+            f"  presets:   {', '.join(c.presets)}; quick budget {c.budget_s.get('quick', '-')} s"
+            + (f"; requires {', '.join(c.requires)}" if c.requires else "")
+            + "\n"
+        )
+
+
+def _verify(args, _rest) -> int:
+    from rich.table import Table
+
+    from jaxpapers.core import registry, verify
+
+    claims = registry.select(args.targets)
+    _setup_jax()
+    out = Path(args.out or Path("results") / args.preset)
+    con = _console()
+    colors = {
+        "pass": "green",
+        "fail": "red",
+        "error": "bold red",
+        "skipped": "yellow",
+        "report": "cyan",
+        "divergent": "magenta",
+    }
+
+    def show(r: verify.ClaimResult) -> None:
+        flag = " [bold red](over budget)[/]" if r.over_budget else ""
+        con.print(
+            f"[{colors[r.verdict]}]{r.verdict:>9}[/]{flag} {r.id}  measured {r.measured or '-'}"
+            f"  ({r.seconds:.1f} s)" + (f"  [dim]{r.reason}[/]" if r.verdict != "pass" and r.reason else "")
+        )
+
+    env = verify.environment()
+    con.print(f"jaxpapers verify: {len(claims)} claims, preset {args.preset}, JAX {env['jax']} on {env['backend']}")
+    results = verify.run(claims, args.preset, out_dir=out, on_result=show, progress=not args.no_progress)
+    table = Table(title=f"predicted vs measured ({args.preset})", show_lines=False)
+    for col in ("claim", "predicted", "measured", "criterion", "verdict", "s"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        verdict = f"[{colors[r.verdict]}]{r.verdict}[/]" + (" [bold red]over budget[/]" if r.over_budget else "")
+        table.add_row(r.id, r.predicted, r.measured, r.criterion, verdict, f"{r.seconds:.1f}")
+    con.print(table)
+    paths = verify.write_reports(results, out, env)
+    code = verify.exit_code(results)
+    counts = {v: sum(r.verdict == v for r in results) for v in verify.VERDICT_ORDER}
+    con.print(
+        " ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; wrote {paths['json']} and {paths['markdown']}; "
+        f"exit {code}"
+    )
+    return code
+
+
+def _train(args, rest) -> None:
+    from jaxpapers.launch import train
+
+    overrides = [r for r in rest if r.startswith("--config.")]
+    unknown = [r for r in rest if not r.startswith("--config.")]
+    if unknown:
+        raise JaxpapersError(
+            f"unrecognized arguments: {' '.join(unknown)} (config fields look like --config.a.b=value)"
+        )
+    _setup_jax()
+    result = train.run(args.config, args.workdir, overrides, topology=args.topology)
+    last = next((r for r in reversed(getattr(result, "history", [])) if "loss" in r), None)
+    if last is not None:
+        print(f"trained to step {last['step']}: loss {last['loss']:.5g}; metrics in {args.workdir}/metrics.jsonl")
+
+
+def _bench(args, _rest) -> None:
+    root = Path.cwd() / "benchmarks"
+    if not root.is_dir():
+        root = Path(__file__).resolve().parent.parent / "benchmarks"
+    names = sorted(p.stem for p in root.glob("*.py") if not p.name.startswith("_")) if root.is_dir() else []
+    if not args.name:
+        print("benchmarks: " + (", ".join(names) or "(none found; run from the repository root)"))
+        return
+    if args.name not in names:
+        raise JaxpapersError(f"benchmark {args.name!r} does not exist; benchmarks: {', '.join(names) or '(none)'}")
+    sys.argv = [str(root / f"{args.name}.py"), *args.args]
+    runpy.run_path(str(root / f"{args.name}.py"), run_name="__main__")
+
+
+def _readme(args, _rest) -> int:
+    from jaxpapers.core import docs
+
+    stale = docs.stale_readmes(args.results, write=not args.check)
+    for path in stale:
+        print(("stale: " if args.check else "updated: ") + str(path))
+    return 1 if (args.check and stale) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,5 @@
+"""Input pipelines on grain: array sources, per-process slicing, shuffled repeated batches."""
+
+from jaxpapers.core.data.pipeline import ArraySource, for_process, train_batches
+
+__all__ = ["ArraySource", "for_process", "train_batches"]

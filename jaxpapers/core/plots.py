@@ -1,0 +1,103 @@
+"""Figure helpers used by claims and notebooks (matplotlib, Agg-safe).
+
+Claims return figures in ``Measurement.figures``; ``jaxpapers verify`` saves them as PNG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)  # no display on CI or servers; notebooks keep their inline backend
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from jaxpapers.core.stats import LogLogFit  # noqa: E402
+
+
+def figure(ncols: int = 1, nrows: int = 1, *, width: float = 4.2, height: float = 3.2, **kw):
+    """A figure with a grid of axes; returns ``(fig, axes)`` (axes squeezed like ``plt.subplots``)."""
+    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), constrained_layout=True, **kw)
+
+
+def loglog_fit(
+    ax,
+    x,
+    y,
+    fit: LogLogFit | None = None,
+    *,
+    label: str = "measured",
+    color: str | None = None,
+    predicted_slope: float | None = None,
+) -> None:
+    """Scatter of y vs x on log-log axes with the fitted power law (and the predicted slope)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    line = ax.loglog(x, y, "o", label=label, color=color, ms=4)[0]
+    if fit is not None:
+        ax.loglog(
+            x,
+            fit.predict(x),
+            "-",
+            color=line.get_color(),
+            lw=1,
+            label=f"fit slope {fit.slope:.3f} [{fit.ci95[0]:.3f}, {fit.ci95[1]:.3f}]",
+        )
+    if predicted_slope is not None:
+        ax.loglog(
+            x, y[0] * (x / x[0]) ** predicted_slope, "--", color="gray", lw=1, label=f"predicted {predicted_slope:.3f}"
+        )
+    ax.legend(fontsize=7)
+
+
+def curves(
+    ax,
+    x,
+    ys: dict[str, Sequence[float]],
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    logx: bool = False,
+    logy: bool = False,
+    hlines: dict[str, float] | None = None,
+) -> None:
+    """Several named curves over one x, with optional labelled horizontal reference lines."""
+    for name, y in ys.items():
+        ax.plot(x, y, label=name, lw=1.5)
+    for name, level in (hlines or {}).items():
+        ax.axhline(level, ls="--", color="gray", lw=1)
+        ax.annotate(name, (ax.get_xlim()[0], level), fontsize=7, va="bottom")
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if ys:
+        ax.legend(fontsize=7)
+
+
+def predicted_vs_measured(ax, predicted, measured, *, labels: Sequence[str] | None = None, title: str = "") -> None:
+    """Scatter of measured against predicted values with the identity line."""
+    p, m = np.asarray(predicted, float).ravel(), np.asarray(measured, float).ravel()
+    lo, hi = float(min(p.min(), m.min())), float(max(p.max(), m.max()))
+    ax.plot([lo, hi], [lo, hi], "--", color="gray", lw=1)
+    ax.plot(p, m, "o", ms=4)
+    for i, name in enumerate(labels or []):
+        ax.annotate(name, (p[i], m[i]), fontsize=7)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("measured")
+    ax.set_title(title)
+
+
+def training_curves(ax, history: Sequence[dict], keys: Sequence[str] = ("loss",), *, logy: bool = False) -> None:
+    """Plots metrics of a trainer history (``FitResult.history``) against the step."""
+    for key in keys:
+        rows = [(r["step"], r[key]) for r in history if key in r]
+        if rows:
+            s, v = zip(*rows, strict=True)
+            ax.plot(s, v, label=key)
+    ax.set_xlabel("step")
+    if logy:
+        ax.set_yscale("log")
+    ax.legend(fontsize=7)

@@ -1,0 +1,80 @@
+"""The functional train state and its sharded initialisation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import flax
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+from jax.sharding import Mesh
+
+from jaxpapers.core import sharding as sharding_lib
+
+
+@flax.struct.dataclass
+class TrainState:
+    """Everything that changes during training, as one pytree (checkpointed whole).
+
+    ``rng`` holds raw uint32 key data (``jax.random.key_data``) so that checkpoints stay plain
+    arrays; the step key is ``fold_in(wrap_key_data(rng), step)``. ``extras`` holds anything else a
+    paper needs to carry (EMA params, running statistics), default empty.
+    """
+
+    step: jax.Array
+    params: Any
+    opt_state: Any
+    rng: jax.Array
+    extras: Any = flax.struct.field(default_factory=dict)
+
+    @property
+    def key(self) -> jax.Array:
+        return jax.random.wrap_key_data(self.rng)
+
+
+def init_state(
+    init_params: Callable[[jax.Array], Any],
+    tx: optax.GradientTransformation,
+    key: jax.Array,
+    *,
+    mesh: Mesh | None = None,
+    rules: sharding_lib.Rules | None = None,
+    extras: Callable[[Any], Any] | None = None,
+) -> tuple[TrainState, Any]:
+    """Creates a TrainState whose params are born sharded.
+
+    ``init_params(key)`` returns the params pytree, annotated with ``nn.with_logical_partitioning``
+    where the model names axes. Shapes come from ``jax.eval_shape`` (nothing is allocated), logical
+    specs from the annotations, physical shardings from ``rules`` on ``mesh``; the jitted init then
+    writes each array directly with its sharding. Returns ``(state, shardings)``; ``shardings`` is
+    None without a mesh (everything lives on the default device).
+    """
+    param_key, state_key = jax.random.split(key)
+
+    def make(pkey: jax.Array) -> TrainState:
+        params = init_params(pkey)
+        return TrainState(
+            step=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=tx.init(params),
+            rng=jax.random.key_data(state_key),
+            extras=extras(params) if extras is not None else {},
+        )
+
+    abstract = jax.eval_shape(make, param_key)
+    shardings = sharding_lib.tree_shardings(abstract, mesh, rules)
+    with sharding_lib.mesh_context(mesh, rules):
+        state = jax.jit(lambda k: nn.unbox(make(k)), out_shardings=shardings)(param_key)
+    return state, shardings
+
+
+def abstract_like(state: TrainState, shardings: Any = None) -> Any:
+    """ShapeDtypeStructs (with shardings) of ``state``: the restore target for checkpoints."""
+    if shardings is None:
+        return jax.tree.map(
+            lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=getattr(x, "sharding", None)), state
+        )
+    return jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), state, shardings)

@@ -1,0 +1,304 @@
+"""Runs claims and reports predicted vs measured (the engine behind ``jaxpapers verify``).
+
+For each claim: load its config at the chosen preset, run the experiment with a fixed key, time it,
+let the predicate decide the verdict, save figures, and collect one :class:`ClaimResult`. An
+experiment that raises becomes an ``error`` row and the run goes on. Exit code: 0 when every claim
+passes (or is skipped, report-only or divergent), 1 when any fails, 2 when any errors or overruns
+its time budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import subprocess
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jaxpapers.core import config as config_lib
+from jaxpapers.core.claims import Claim, Measurement
+from jaxpapers.core.errors import ClaimSkipped
+
+VERDICT_ORDER: tuple[str, ...] = ("pass", "fail", "error", "skipped", "report", "divergent")
+
+
+@dataclasses.dataclass
+class ClaimResult:
+    """One row of the verify table (also one entry of results.json)."""
+
+    id: str
+    statement: str
+    source: str
+    kind: str
+    preset: str
+    verdict: str
+    predicted: str = ""
+    measured: str = ""
+    criterion: str = ""
+    reason: str = ""
+    margin: float | None = None
+    seconds: float = 0.0
+    budget_s: float | None = None
+    over_budget: bool = False
+    n: int | None = None
+    details: dict[str, Any] = dataclasses.field(default_factory=dict)
+    figures: list[str] = dataclasses.field(default_factory=list)
+    error: str | None = None
+
+
+def has_gpu() -> bool:
+    import jax
+
+    return jax.default_backend() == "gpu"
+
+
+def run_claim(
+    claim: Claim, preset: str = "quick", *, out_dir: str | Path | None = None, overrides: Sequence[str] = ()
+) -> ClaimResult:
+    """Runs one claim's experiment at ``preset`` and returns its result (never raises)."""
+    import jax
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    budget = claim.budget_s.get(preset)
+    res = ClaimResult(
+        id=claim.id,
+        statement=claim.statement,
+        source=claim.source,
+        kind=claim.kind,
+        preset=preset,
+        verdict="error",
+        criterion=claim.predicate.describe(),
+        budget_s=budget,
+    )
+    if preset not in claim.presets:
+        res.verdict, res.reason = "skipped", f"no {preset!r} preset (has: {', '.join(claim.presets)})"
+        return res
+    if "gpu" in claim.requires and not has_gpu():
+        res.verdict, res.reason = "skipped", f"needs a GPU (backend here: {jax.default_backend()})"
+        return res
+    start = time.perf_counter()
+    try:
+        cfg = config_lib.load(claim.config, f"preset={preset}", overrides)
+        key = jax.random.key(int(cfg.get("seed", 0)))
+        with _claim_context(claim):
+            m = claim.experiment(cfg, key)
+        if not isinstance(m, Measurement):
+            raise TypeError(f"experiment returned {type(m).__name__}, not a Measurement")
+        res.seconds = time.perf_counter() - start
+        outcome = claim.predicate(m)
+        res.verdict, res.margin, res.reason = outcome.verdict, outcome.margin, outcome.reason
+        res.measured = format_value(m.measured, m.stderr)
+        res.predicted = claim.predicted_text or format_value(m.predicted)
+        res.n = m.n
+        res.details = _jsonable(m.details)
+        res.figures = _save_figures(m.figures, claim, out_dir)
+    except ClaimSkipped as e:
+        res.seconds = time.perf_counter() - start
+        res.verdict, res.reason = "skipped", str(e)
+    except Exception as e:  # noqa: BLE001 - any failure of an experiment is reported, and the run goes on
+        res.seconds = time.perf_counter() - start
+        res.verdict = "error"
+        res.reason = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        res.error = traceback.format_exc()
+    if budget is not None and res.seconds > budget and res.verdict != "skipped":
+        res.over_budget = True
+    return res
+
+
+def run(
+    claims: Sequence[Claim],
+    preset: str = "quick",
+    *,
+    out_dir: str | Path | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
+    progress: bool = True,
+    overrides: Sequence[str] = (),
+) -> list[ClaimResult]:
+    """Runs ``claims`` in order with a progress bar; calls ``on_result`` after each."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    results: list[ClaimResult] = []
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, transient=True, disable=not progress) as bar:
+        task = bar.add_task("verify", total=len(claims))
+        for claim in claims:
+            bar.update(task, description=claim.id)
+            r = run_claim(claim, preset, out_dir=out_dir, overrides=overrides)
+            results.append(r)
+            if on_result is not None:
+                on_result(r)
+            bar.advance(task)
+    return results
+
+
+def exit_code(results: Sequence[ClaimResult]) -> int:
+    """0: all pass/skipped/report/divergent; 1: an honest failure; 2: an error or budget overrun."""
+    if any(r.verdict == "error" or r.over_budget for r in results):
+        return 2
+    if any(r.verdict == "fail" for r in results):
+        return 1
+    return 0
+
+
+def environment() -> dict[str, Any]:
+    """JAX version, backend and devices, host, date and git commit, recorded with every report."""
+    import jax
+
+    commit = None
+    with contextlib.suppress(Exception):
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                cwd=Path(__file__).parent,
+                timeout=5,
+            ).stdout.strip()
+            or None
+        )
+    return {
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": [f"{d.platform}:{d.device_kind}" for d in jax.devices()],
+        "python": platform.python_version(),
+        "host": platform.platform(),
+        "cpus": os.cpu_count(),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": commit,
+    }
+
+
+def write_reports(
+    results: Sequence[ClaimResult], out_dir: str | Path, env: dict[str, Any] | None = None
+) -> dict[str, Path]:
+    """Writes ``results.json`` and ``report.md`` into ``out_dir``; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    env = env or environment()
+    counts = {v: sum(r.verdict == v for r in results) for v in VERDICT_ORDER}
+    payload = {
+        "environment": env,
+        "summary": counts,
+        "exit_code": exit_code(results),
+        "results": [dataclasses.asdict(r) for r in results],
+    }
+    json_path = out / "results.json"
+    json_path.write_text(json.dumps(payload, indent=2, default=str))
+    md_path = out / "report.md"
+    md_path.write_text(markdown_report(results, env))
+    return {"json": json_path, "markdown": md_path}
+
+
+def markdown_report(results: Sequence[ClaimResult], env: dict[str, Any]) -> str:
+    lines = [
+        "# jaxpapers verify report",
+        "",
+        f"JAX {env['jax']} on {env['backend']} ({', '.join(sorted(set(env['devices'])))}), "
+        f"Python {env['python']}, {env['cpus']} CPUs, {env['date']}, commit {env['commit']}.",
+        "",
+        "| claim | predicted | measured | criterion | verdict | s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        verdict = f"**{r.verdict}**" + (" (over budget)" if r.over_budget else "")
+        lines.append(
+            f"| `{r.id}` | {_md(r.predicted)} | {_md(r.measured)} | {_md(r.criterion)} | {verdict} | {r.seconds:.1f} |"
+        )
+    notes = [r for r in results if r.reason and r.verdict in ("fail", "error", "skipped", "divergent", "report")]
+    if notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- `{r.id}` ({r.verdict}): {_md(r.reason)}" for r in notes]
+    figs = [(r.id, f) for r in results for f in r.figures]
+    if figs:
+        lines += ["", "## Figures", ""]
+        lines += [f"![{cid}]({f})" for cid, f in figs]
+    return "\n".join(lines) + "\n"
+
+
+def format_value(value: Any, stderr: Any = None, digits: int = 6) -> str:
+    """Short human-readable text for a scalar, array or dict (with ± stderr where given)."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        errs = stderr if isinstance(stderr, dict) else {}
+        return ", ".join(f"{k}={format_value(v, errs.get(k), digits)}" for k, v in value.items())
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.dtype == bool and arr.size == 1:
+        text = str(bool(arr))
+    elif arr.size == 1:
+        text = f"{float(arr):.{digits}g}"
+    elif arr.size <= 8:
+        text = "[" + ", ".join(f"{float(x):.{min(digits, 4)}g}" for x in arr.ravel()) + "]"
+    else:
+        text = f"[{arr.size} values in {float(arr.min()):.4g}..{float(arr.max()):.4g}]"
+    if stderr is not None and np.asarray(stderr).size == 1:
+        text += f" ± {float(np.asarray(stderr)):.2g}"
+    return text
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _claim_context(claim: Claim):
+    """float64 when the claim asks for it; single-threaded BLAS for NumPy references (small solves)."""
+    import jax
+    from threadpoolctl import threadpool_limits
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(threadpool_limits(limits=1, user_api="blas"))
+        if claim.x64:
+            stack.enter_context(jax.enable_x64(True))
+        yield
+
+
+def _save_figures(figures: dict[str, Any], claim: Claim, out_dir: str | Path | None) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for name, fig in figures.items():
+        if out_dir is not None:
+            rel = Path("figures") / claim.paper / f"{claim.name}-{name}.png"
+            path = Path(out_dir) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, dpi=110, bbox_inches="tight")
+            paths.append(str(rel))
+        plt.close(fig)
+    return paths
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    try:
+        arr = np.asarray(x)
+    except Exception:  # noqa: BLE001
+        return repr(x)
+    if arr.dtype == object:
+        return repr(x)
+    return arr.item() if arr.size == 1 and arr.ndim == 0 else arr.tolist()
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

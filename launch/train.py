@@ -1,0 +1,96 @@
+"""The training entry point that runs the same config on a laptop, a GPU host or a TPU pod slice.
+
+    jaxpapers train --config configs/example/copy.py:preset=quick --workdir /tmp/copy
+    jaxpapers train --config fuxvit/pretrain:preset=full,variant=so400m --workdir gs://... \\
+        --topology v5p-128 --config.strategy=fsdp_tp_cp
+
+Steps: start multi-host JAX when under a launcher, load and check the config, build the mesh (from
+the config's ``mesh`` field, or the topology's default), write the resolved config into the
+workdir, and call the paper's ``train(cfg, workdir, *, mesh)`` (``cfg.entry`` may name another
+``module:function``). Training itself is ``jaxpapers.core.train.fit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from jaxpapers.core import config as config_lib
+from jaxpapers.core.errors import ConfigError
+
+
+def resolve_entry(cfg: Any, spec: str) -> Callable[..., Any]:
+    """The train function a config names: ``cfg.entry`` or ``jaxpapers.<paper>.train:train``."""
+    name, _ = config_lib.split_name(spec)
+    slug = config_lib.resolve_config_path(name).parent.name
+    target = cfg.get("entry", None) or f"jaxpapers.{slug}.train:train"
+    module_name, _, func_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        raise ConfigError(
+            f"config {name!r} names no trainable model ({module_name} does not exist); "
+            "it configures claims only: use `jaxpapers verify`"
+        ) from None
+    fn = getattr(module, func_name or "train", None)
+    if fn is None:
+        raise ConfigError(f"{module_name} has no function {func_name!r} to train config {name!r}")
+    return fn
+
+
+def build_mesh(cfg: Any, topology: str | None):
+    """The mesh for this run, or None on a single device without an explicit mesh."""
+    import jax
+    from jaxpapers.launch import mesh as mesh_lib
+    from jaxpapers.launch import topologies
+
+    sizes = dict(cfg.mesh) if "mesh" in cfg and cfg.mesh is not None else None
+    if topology is not None:
+        topo = topologies.get(topology)
+        if jax.device_count() != topo.num_devices:
+            raise ConfigError(
+                f"topology {topology} expects {topo.num_devices} devices, found {jax.device_count()} "
+                f"({jax.default_backend()})"
+            )
+        sizes = sizes or topo.mesh
+    if sizes is None and jax.device_count() == 1:
+        return None
+    return mesh_lib.make_mesh(sizes or {"data": -1})
+
+
+def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str | None = None) -> Any:
+    """Loads ``spec``, builds the mesh and trains into ``workdir``; returns the paper's FitResult."""
+    from jaxpapers.launch import mesh as mesh_lib
+
+    mesh_lib.initialize_distributed()
+    cfg = config_lib.load(spec, overrides=overrides)
+    entry = resolve_entry(cfg, spec)
+    mesh = build_mesh(cfg, topology)
+    config_lib.save(cfg, workdir, config=spec, overrides=list(overrides), topology=topology)
+    return entry(cfg, workdir, mesh=mesh)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="configs/<paper>/<experiment>.py[:preset=...,variant=...]")
+    parser.add_argument("--workdir", required=True, help="directory for checkpoints, metrics.jsonl and config.json")
+    parser.add_argument(
+        "--topology", default=None, help="named target (cpu-8, h200-8, v5p-128, ...): checks the device count"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> Any:
+    """``python -m jaxpapers.launch.train --config ... --workdir ... [--config.a.b=v ...]``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    args, rest = parser.parse_known_args(argv)
+    overrides = [r for r in rest if r.startswith("--config.")]
+    unknown = [r for r in rest if not r.startswith("--config.")]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return run(args.config, args.workdir, overrides, topology=args.topology)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""The shared trainer: exact resume, NaN guard, refusal of foreign checkpoints, determinism."""
+
+import json
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from jaxpapers.core import axes
+from jaxpapers.core.data import ArraySource, train_batches
+from jaxpapers.core.errors import CheckpointMismatchError, NonFiniteError
+from jaxpapers.core.train import fit, init_state, make_train_step, read_metrics
+
+
+class Regressor(nn.Module):
+    width: int = 16
+
+    @nn.compact
+    def __call__(self, x):
+        init = nn.initializers.lecun_normal()
+        h = nn.Dense(self.width, kernel_init=nn.with_logical_partitioning(init, (axes.EMBED, axes.MLP)))(x)
+        return nn.Dense(1, kernel_init=nn.with_logical_partitioning(init, (axes.MLP, axes.EMBED)))(nn.tanh(h))[:, 0]
+
+
+def make_run(width=16, lr=1e-2, poison_at=None):
+    """A tiny regression problem; ``poison_at`` makes the loss NaN from that step on."""
+    model = Regressor(width)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(256, 4)).astype(np.float32)
+    data = {"x": x, "y": np.sin(x.sum(1)).astype(np.float32), "i": np.arange(256, dtype=np.int32)}
+    batches = train_batches(ArraySource(data), 16, seed=3)
+    tx = optax.adam(lr)
+
+    def loss_fn(params, batch, key, *, train):
+        noise = 1e-3 * jax.random.normal(key, batch["y"].shape)  # exercises the per-step key
+        loss = jnp.mean((model.apply({"params": params}, batch["x"]) - batch["y"] - noise) ** 2)
+        if poison_at is not None:
+            loss = jnp.where(batch["step_marker"] >= poison_at, jnp.nan, loss)
+        return loss, {"batch_sum": jnp.sum(batch["i"]).astype(jnp.float32)}
+
+    def init():
+        return init_state(lambda k: model.init(k, x[:1])["params"], tx, jax.random.key(0))[0]
+
+    return init, make_train_step(loss_fn, tx), batches, {"width": width}
+
+
+def run(workdir, num_steps, *, width=16, hooks=(), ckpt_every=4):
+    init, step, batches, model_cfg = make_run(width)
+    return fit(
+        init(),
+        step,
+        batches,
+        num_steps=num_steps,
+        workdir=workdir,
+        log_every=2,
+        ckpt_every=ckpt_every,
+        eval_every=5,
+        eval_fn=lambda s: {"norm": optax.tree.norm(s.params)},
+        model_config=model_cfg,
+        hooks=hooks,
+        progress=False,
+    )
+
+
+def assert_same(a, b):
+    jax.tree.map(lambda x, y: np.testing.assert_array_equal(np.asarray(x), np.asarray(y)), a.state, b.state)
+    assert a.history == b.history
+
+
+def test_resume_after_requested_stop_is_bit_identical(tmp_path):
+    """A hook asks to stop at step 7 (a preemption notice): checkpoint there, resume, same end."""
+    full = run(tmp_path / "full", 12)
+    first = run(tmp_path / "resumed", 12, hooks=[lambda step, state, metrics: step == 7])
+    assert first.stopped_early and int(first.state.step) == 7 and first.resumed_from is None
+    resumed = run(tmp_path / "resumed", 12)
+    assert resumed.resumed_from == 7
+    assert_same(full, resumed)
+    assert read_metrics(tmp_path / "resumed") == full.history
+
+
+def test_extending_a_finished_run_matches_the_longer_run(tmp_path):
+    full = run(tmp_path / "full", 12)
+    run(tmp_path / "short", 7)  # a complete 7-step run (its final record at step 7 is kept)
+    longer = run(tmp_path / "short", 12)
+    assert longer.resumed_from == 7
+    jax.tree.map(lambda x, y: np.testing.assert_array_equal(np.asarray(x), np.asarray(y)), full.state, longer.state)
+    assert [r for r in longer.history if r["step"] != 7] == [r for r in full.history if r["step"] != 7]
+
+
+def test_resume_after_crash_is_bit_identical(tmp_path):
+    """A crash during step 11 loses steps 9-11; resuming from the step-8 checkpoint replays them exactly."""
+    full = run(tmp_path / "full", 12)
+
+    def crash(step, state, metrics):
+        if step == 11:
+            raise KeyboardInterrupt("simulated preemption")
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path / "crashed", 12, hooks=[crash])
+    assert max(r["step"] for r in read_metrics(tmp_path / "crashed")) == 10  # metrics past the checkpoint exist
+    resumed = run(tmp_path / "crashed", 12)
+    assert resumed.resumed_from == 8
+    assert_same(full, resumed)
+    assert read_metrics(tmp_path / "crashed") == full.history  # the lost steps' records were replaced
+
+
+def test_same_config_and_seed_give_identical_runs(tmp_path):
+    assert_same(run(tmp_path / "a", 6), run(tmp_path / "b", 6))
+    assert_same(run(None, 6), run(tmp_path / "c", 6))
+
+
+def test_nan_stops_training_and_never_checkpoints_nan(tmp_path):
+    init, step, batches, cfg = make_run()
+    batches = batches.map_with_index(lambda i, b: {**b, "step_marker": np.int32(i + 1)})  # batch i feeds step i+1
+    init, step, _, cfg = make_run(poison_at=6)
+    with pytest.raises(NonFiniteError, match=r"step 6; last good checkpoint: .*checkpoints/4"):
+        fit(
+            init(),
+            step,
+            batches,
+            num_steps=12,
+            workdir=tmp_path,
+            log_every=5,
+            ckpt_every=2,
+            model_config=cfg,
+            progress=False,
+        )
+    saved = sorted(int(p.name) for p in (tmp_path / "checkpoints").iterdir() if p.name.isdigit())
+    assert saved == [2, 4]  # step 6 was not saved although ckpt_every divides it
+
+
+def test_foreign_checkpoint_is_refused_and_kept(tmp_path):
+    run(tmp_path, 4, width=16)
+    before = (tmp_path / "metrics.jsonl").read_text()
+    with pytest.raises(
+        CheckpointMismatchError,
+        match=r"different model \(param Dense_0/bias: checkpoint has float32\[16\], model has float32\[32\]\)",
+    ):
+        run(tmp_path, 8, width=32)
+    assert (tmp_path / "metrics.jsonl").read_text() == before
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if p.name.isdigit()) == ["4"]
+
+
+def test_metrics_are_json_lines_with_eval(tmp_path):
+    result = run(tmp_path, 10)
+    lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines] == [2, 4, 5, 6, 8, 10]
+    assert "eval/norm" in lines[2] and "loss" not in lines[2]
+    assert {"loss", "grad_norm", "batch_sum", "eval/norm"} <= set(lines[-1])
+    assert lines == result.history
+
+
+def test_data_exhaustion_is_a_clear_error(tmp_path):
+    init, step, _, cfg = make_run()
+    finite = [{"x": np.zeros((2, 4), np.float32), "y": np.zeros(2, np.float32), "i": np.zeros(2, np.int32)}] * 3
+    with pytest.raises(ValueError, match="ran out at step 3 of 5"):
+        fit(init(), step, finite, num_steps=5, progress=False)
