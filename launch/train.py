@@ -43,6 +43,7 @@ def resolve_entry(cfg: Any, spec: str) -> Callable[..., Any]:
 def build_mesh(cfg: Any, topology: str | None):
     """The mesh for this run, or None on a single device without an explicit mesh."""
     import jax
+
     from jaxpapers.launch import mesh as mesh_lib
     from jaxpapers.launch import topologies
 

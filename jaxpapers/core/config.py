@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import ml_collections
+from etils import epath
 
 from jaxpapers.core.errors import ConfigError, UnknownNameError, check_choice, choices_text
 
@@ -143,7 +144,7 @@ def apply_overrides(
 
 def save(cfg: ml_collections.ConfigDict, workdir: str | Path, **meta: Any) -> Path:
     """Writes the resolved config (and ``meta``, e.g. the config name) to ``workdir/config.json``."""
-    path = Path(workdir) / "config.json"
+    path = epath.Path(workdir) / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"meta": meta, "config": cfg.to_dict()}, indent=2, default=str, sort_keys=True))
     return path

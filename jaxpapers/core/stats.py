@@ -25,7 +25,8 @@ class LogLogFit:
 
 def fit_loglog(x, y) -> LogLogFit:
     """Fits a power law y ∝ x^slope by least squares in log space (natural logs)."""
-    lx, ly = np.log(np.asarray(x, np.float64)), np.log(np.asarray(y, np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx, ly = np.log(np.asarray(x, np.float64)), np.log(np.asarray(y, np.float64))
     if lx.size < 2 or not (np.all(np.isfinite(lx)) and np.all(np.isfinite(ly))):
         raise ValueError("fit_loglog needs at least two positive, finite (x, y) points")
     res = sps.linregress(lx, ly)

@@ -108,18 +108,28 @@ class MultiHeadAttention(nn.Module):
     ) -> Float[Array, "B S D"]:
         chex.assert_rank(x, 3)
         d_model = x.shape[-1]
-        init = nn.initializers.lecun_normal()
+
+        # Kernels are created at their true rank (not via nn.DenseGeneral, whose flattened init
+        # breaks logical sharding constraints under a mesh); fan-in/out follow the head layout.
+        in_init = nn.initializers.lecun_normal(in_axis=0, out_axis=(1, 2))
+        out_init = nn.initializers.lecun_normal(in_axis=(0, 1), out_axis=2)
 
         def proj(name: str) -> jax.Array:
-            y = nn.DenseGeneral(
-                (self.num_heads, self.head_dim),
-                use_bias=self.use_bias,
-                dtype=self.dtype,
-                param_dtype=self.param_dtype,
-                name=name,
-                kernel_init=nn.with_logical_partitioning(init, (axes.EMBED, axes.HEADS, axes.KV)),
-                bias_init=nn.with_logical_partitioning(nn.initializers.zeros, (axes.HEADS, axes.KV)),
-            )(x)
+            w = self.param(
+                f"{name}_kernel",
+                nn.with_logical_partitioning(in_init, (axes.EMBED, axes.HEADS, axes.KV)),
+                (d_model, self.num_heads, self.head_dim),
+                self.param_dtype,
+            )
+            y = jnp.einsum("bsd,dnh->bsnh", x.astype(self.dtype), jnp.asarray(w, self.dtype))
+            if self.use_bias:
+                b = self.param(
+                    f"{name}_bias",
+                    nn.with_logical_partitioning(nn.initializers.zeros, (axes.HEADS, axes.KV)),
+                    (self.num_heads, self.head_dim),
+                    self.param_dtype,
+                )
+                y = y + jnp.asarray(b, self.dtype)
             return nn.with_logical_constraint(y, (axes.BATCH, axes.LENGTH, axes.HEADS, axes.KV))
 
         q, k, v = proj("query"), proj("key"), proj("value")
@@ -131,14 +141,21 @@ class MultiHeadAttention(nn.Module):
         out = get_attention(self.impl)(q, k, v, mask=mask, is_causal=is_causal, **impl_kwargs)
         chex.assert_shape(out, (x.shape[0], x.shape[1], self.num_heads, self.head_dim))
         out = nn.with_logical_constraint(out, (axes.BATCH, axes.LENGTH, axes.HEADS, axes.KV))
-        y = nn.DenseGeneral(
-            d_model,
-            axis=(-2, -1),
-            use_bias=self.use_bias,
-            dtype=self.dtype,
-            param_dtype=self.param_dtype,
-            name="out",
-            kernel_init=nn.with_logical_partitioning(init, (axes.HEADS, axes.KV, axes.EMBED)),
-            bias_init=nn.with_logical_partitioning(nn.initializers.zeros, (axes.EMBED,)),
-        )(out)
+        w_out = self.param(
+            "out_kernel",
+            nn.with_logical_partitioning(out_init, (axes.HEADS, axes.KV, axes.EMBED)),
+            (self.num_heads, self.head_dim, d_model),
+            self.param_dtype,
+        )
+        y = jnp.einsum("bsnh,nhd->bsd", out, jnp.asarray(w_out, self.dtype))
+        if self.use_bias:
+            y = y + jnp.asarray(
+                self.param(
+                    "out_bias",
+                    nn.with_logical_partitioning(nn.initializers.zeros, (axes.EMBED,)),
+                    (d_model,),
+                    self.param_dtype,
+                ),
+                self.dtype,
+            )
         return nn.with_logical_constraint(y, (axes.BATCH, axes.LENGTH, axes.EMBED))

@@ -37,8 +37,12 @@ class TokenEmbed(nn.Module):
         return nn.with_logical_constraint(x, (axes.BATCH, axes.LENGTH, axes.EMBED))
 
     def attend(self, x: Float[Array, "B S D"]) -> Float[Array, "B S V"]:
-        """Logits against the embedding table (weight tying)."""
-        return jnp.einsum("bsd,vd->bsv", x, jnp.asarray(self.table, self.dtype))
+        """Logits against the embedding table (weight tying), scaled by 1/√D.
+
+        With unit-variance embeddings and layer-normed ``x`` the raw dot products have variance D;
+        the scale keeps initial logits O(1), so the untrained loss starts near ln V (as in Flax's lm1b).
+        """
+        return jnp.einsum("bsd,vd->bsv", x, jnp.asarray(self.table, self.dtype)) / jnp.sqrt(self.dim).astype(self.dtype)
 
 
 class PatchEmbed(nn.Module):

@@ -15,6 +15,7 @@ from typing import Any
 
 import jax
 import orbax.checkpoint as ocp
+from etils import epath
 
 from jaxpapers.core.errors import CheckpointMismatchError
 
@@ -55,7 +56,7 @@ class Checkpointer:
     """A small wrapper over ``ocp.CheckpointManager`` for the trainer (keep ``keep`` newest)."""
 
     def __init__(self, directory: str | Path, *, keep: int = 3, fingerprint: dict[str, Any] | None = None):
-        self.directory = Path(directory).resolve()
+        self.directory = epath.Path(directory)  # local paths and gs:// alike
         self.fingerprint = fingerprint
         handlers = {"state": ocp.StandardCheckpointHandler(), "meta": ocp.JsonCheckpointHandler()}
         if _GrainHandler is not None:

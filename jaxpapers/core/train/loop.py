@@ -10,6 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from etils import epath
 from jax.sharding import Mesh
 
 from jaxpapers.core import sharding as sharding_lib
@@ -98,7 +99,7 @@ def fit(
     ckpt = None
     if workdir is not None:
         ckpt = Checkpointer(
-            Path(workdir) / "checkpoints", keep=keep, fingerprint=fingerprint(state.params, model_config)
+            epath.Path(workdir) / "checkpoints", keep=keep, fingerprint=fingerprint(state.params, model_config)
         )
         ckpt.check_compatible()
 

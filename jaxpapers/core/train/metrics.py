@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+from etils import epath
 
 
 class MetricWriter:
@@ -18,7 +19,7 @@ class MetricWriter:
     """
 
     def __init__(self, workdir: str | Path | None, *, tensorboard: bool = False):
-        self.path = None if workdir is None else Path(workdir) / "metrics.jsonl"
+        self.path = None if workdir is None else epath.Path(workdir) / "metrics.jsonl"
         self.enabled = self.path is not None and jax.process_index() == 0
         self._tb = None
         if self.enabled:
@@ -54,7 +55,7 @@ class MetricWriter:
 
 def read_metrics(path: str | Path) -> list[dict[str, Any]]:
     """Reads a metrics.jsonl file into a list of records."""
-    path = Path(path)
+    path = epath.Path(path)
     if path.is_dir():
         path = path / "metrics.jsonl"
     if not path.exists():

@@ -1,0 +1,109 @@
+"""The verify engine: verdicts, errors that do not stop the run, budgets, exit codes, reports."""
+
+import json
+import time
+
+import jax.numpy as jnp
+import matplotlib.pyplot as plt
+
+from jaxpapers.core import verify
+from jaxpapers.core.claims import Above, Claim, Close, Divergent, Measurement, Report
+from jaxpapers.core.errors import ClaimSkipped
+
+
+def claim(name, experiment, predicate=None, **kw):
+    return Claim(
+        id=f"example/{name}",
+        statement=f"demo {name}",
+        source="test",
+        kind="closed_form",
+        experiment=experiment,
+        config="example/copy",
+        predicate=predicate or Close(atol=1e-9),
+        **kw,
+    )
+
+
+def exact(cfg, key):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    return Measurement(measured=0.75, predicted=0.75, n=10, details={"arr": jnp.arange(3)}, figures={"curve": fig})
+
+
+def wrong(cfg, key):
+    return Measurement(measured=0.70, predicted=0.75)
+
+
+def boom(cfg, key):
+    raise ZeroDivisionError("bad experiment")
+
+
+def slow(cfg, key):
+    time.sleep(0.2)
+    return Measurement(measured=1.0, predicted=1.0)
+
+
+def needs_extra(cfg, key):
+    raise ClaimSkipped("scikit-learn is not installed (pip install 'jaxpapers[data]')")
+
+
+def dtype_probe(cfg, key):
+    return Measurement(measured=float(jnp.ones(()).dtype == jnp.float64), predicted=1.0)
+
+
+def test_verdicts_and_exit_codes(tmp_path):
+    claims = [
+        claim("A", exact),
+        claim("B", wrong),
+        claim("C", boom),
+        claim("D", needs_extra),
+        claim("E", exact, requires=("gpu",)),
+        claim("F", exact, predicate=Report()),
+        claim("G", exact, predicate=Divergent(Close(atol=0.01), paper="the paper says 0.9")),
+    ]
+    seen = []
+    results = verify.run(claims, "tiny", out_dir=tmp_path, on_result=seen.append, progress=False)
+    assert [r.verdict for r in results] == ["pass", "fail", "error", "skipped", "skipped", "report", "divergent"]
+    assert seen == results  # each row is reported as soon as it is done
+    assert "ZeroDivisionError: bad experiment" in results[2].reason and "Traceback" in results[2].error
+    assert "needs a GPU" in results[4].reason
+    assert verify.exit_code(results) == 2
+    assert verify.exit_code([r for r in results if r.verdict != "error"]) == 1
+    assert verify.exit_code([r for r in results if r.verdict not in ("error", "fail")]) == 0
+
+
+def test_budget_overrun_is_exit_two():
+    r = verify.run_claim(claim("S", slow, budget_s={"tiny": 0.05}), "tiny")
+    assert r.verdict == "pass" and r.over_budget
+    assert verify.exit_code([r]) == 2
+
+
+def test_x64_claims_run_in_float64_and_others_do_not():
+    assert verify.run_claim(claim("X", dtype_probe, x64=True), "tiny").verdict == "pass"
+    assert verify.run_claim(claim("Y", dtype_probe), "tiny").verdict == "fail"
+    assert not jnp.ones(()).dtype == jnp.float64  # the scope did not leak
+
+
+def test_missing_preset_is_skipped():
+    r = verify.run_claim(claim("F", exact, presets=("full",)), "quick")
+    assert r.verdict == "skipped" and "no 'quick' preset" in r.reason
+
+
+def test_reports_are_written(tmp_path):
+    results = verify.run(
+        [claim("A", exact), claim("B", wrong, predicate=Above(0.9))], "tiny", out_dir=tmp_path, progress=False
+    )
+    paths = verify.write_reports(results, tmp_path)
+    data = json.loads(paths["json"].read_text())
+    assert data["exit_code"] == 1 and data["summary"]["pass"] == 1 and data["summary"]["fail"] == 1
+    assert data["environment"]["jax"] and data["results"][0]["details"] == {"arr": [0, 1, 2]}
+    assert (tmp_path / data["results"][0]["figures"][0]).is_file()
+    md = paths["markdown"].read_text()
+    assert "| `example/A` | 0.75 | 0.75 |" in md and "**fail**" in md and "![example/A]" in md
+
+
+def test_format_value():
+    assert verify.format_value(0.123456789) == "0.123457"
+    assert verify.format_value({"a": 1.0, "b": [1, 2]}) == "a=1, b=[1, 2]"
+    assert verify.format_value(1.5, 0.01) == "1.5 ± 0.01"
+    assert verify.format_value(list(range(20))) == "[20 values in 0..19]"
