@@ -158,3 +158,11 @@ def test_data_exhaustion_is_a_clear_error(tmp_path):
     finite = [{"x": np.zeros((2, 4), np.float32), "y": np.zeros(2, np.float32), "i": np.zeros(2, np.int32)}] * 3
     with pytest.raises(ValueError, match="ran out at step 3 of 5"):
         fit(init(), step, finite, num_steps=5, progress=False)
+
+
+def test_tensorboard_event_files_are_written(tmp_path):
+    pytest.importorskip("tensorboardX")
+    init, step, batches, cfg = make_run()
+    fit(init(), step, batches, num_steps=4, workdir=tmp_path, log_every=2, model_config=cfg, progress=False,
+        tensorboard=True)
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
