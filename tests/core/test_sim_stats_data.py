@@ -79,3 +79,64 @@ def test_data_errors_are_clear():
     with pytest.raises(ConfigError, match="fewer than one batch of 8"):
         train_batches(ArraySource({"a": np.zeros(3)}), 8, seed=0)
     assert isinstance(train_batches(grain.MapDataset.range(8), 4, seed=0), grain.MapDataset)
+
+
+def test_map_chunks_sees_whole_chunks_and_drops_padding():
+    seen = []
+
+    def batch_fn(chunk):
+        seen.append(chunk["x"].shape)
+        return {"y": chunk["x"] * 2 + jnp.max(chunk["x"]) * 0, "n": jnp.full(chunk["x"].shape[:1], chunk["x"].shape[0])}
+
+    out = jax.jit(lambda t: sim.map_chunks(batch_fn, t, 4))({"x": jnp.arange(10.0)})
+    np.testing.assert_array_equal(out["y"], 2 * np.arange(10.0))
+    assert seen == [(4,)] and np.all(out["n"] == 4)  # traced once, on a chunk of 4 rows
+
+
+def test_sweep_is_parameters_outside_instances_inside():
+    params = jnp.array([1.0, 2.0, 3.0])
+    xs, ys = jnp.arange(5.0), jnp.arange(5.0) * 10
+    out = jax.jit(lambda p, x, y: sim.sweep(lambda a, xi, yi: a * xi + yi, p, x, y, chunk_size=2))(params, xs, ys)
+    assert out.shape == (3, 5)
+    for i, a in enumerate([1.0, 2.0, 3.0]):
+        np.testing.assert_allclose(out[i], a * np.arange(5.0) + np.arange(5.0) * 10)
+
+
+def test_grid_fixed_arrays_are_arguments_not_constants():
+    def f(a, scale, power):
+        return scale * a**power
+
+    first = sim.grid(f, {"a": [1.0, 2.0]}, scale=3.0, static={"power": 2})
+    second = sim.grid(f, {"a": [1.0, 2.0]}, scale=5.0, static={"power": 2})
+    np.testing.assert_allclose(first, [3.0, 12.0])
+    np.testing.assert_allclose(second, [5.0, 20.0])
+    assert sim._grid_program.cache_info().hits >= 1  # the second call reused the compiled program
+
+
+def test_bucket_size_and_pad_rows():
+    assert [sim.bucket_size(n) for n in (1, 6, 32, 33)] == [32, 32, 32, 64]
+    assert sim.bucket_size(100, chunk_size=16) == 112
+    padded = sim.pad_rows({"a": np.arange(3), "b": jnp.ones((3, 2))}, 5)
+    np.testing.assert_array_equal(padded["a"], [0, 1, 2, 2, 2])
+    assert isinstance(padded["a"], np.ndarray) and padded["b"].shape == (5, 2)
+
+
+def test_jit_vmap_chunked_is_cached():
+    assert sim.jit_vmap_chunked(trial, 3) is sim.jit_vmap_chunked(trial, 3)
+
+
+def test_check_range_arrays_nan_and_tracers():
+    from jaxpapers.core.errors import PrecisionError, check_range, require_x64
+
+    check_range("x", np.array([0.0, 0.5, 1.0]), 0, 1)
+    with pytest.raises(ConfigError, match=r"x\[1, 0\]=2.0 is out of range; allowed \[0, 1\]"):
+        check_range("x", np.array([[0.5], [2.0]]), 0, 1)
+    with pytest.raises(ConfigError, match="x=nan is out of range"):
+        check_range("x", float("nan"), 0, 1)
+    with pytest.raises(ConfigError, match=r"alpha=0 is out of range; allowed \(0, 1\]"):
+        check_range("alpha", 0, 0, 1, lo_open=True)
+    jax.jit(lambda v: check_range("v", v, 0, 1) or v)(5.0)  # traced: not inspectable, passes
+    with pytest.raises(PrecisionError, match="needs float64"):
+        require_x64("the solver")
+    with jax.enable_x64(True):
+        require_x64("the solver")

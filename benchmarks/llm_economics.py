@@ -1,0 +1,53 @@
+"""Benchmark: the jitted, vmapped compute-bound sweep vs a plain NumPy loop of the same optimisation.
+
+The main simulation of ``llm_economics`` is E2's sweep: the profit-optimal (N*, D*) for 21 log-spaced hardware
+efficiencies E ∈ [1e17, 1e19] (quick size). Both sides run the same algorithm in float64: the best frontier
+start over 121 log-C points, then 60 damped-Newton iterations with backtracking. The baseline
+(``jaxpapers.llm_economics.reference``) uses hand-derived gradient and Hessian and loops over firms in Python;
+a second baseline uses SciPy's ``trust-exact`` (which stops at convergence). A dense sweep (E × γ × ρ, 1008
+firms) shows how the gap grows with the batch.
+
+    python benchmarks/llm_economics.py            # goal: ≥ 20x at the quick size
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def main() -> None:
+    import jax
+    from threadpoolctl import threadpool_limits
+
+    from jaxpapers.core.bench import report_ratio, time_fn
+    from jaxpapers.llm_economics import model, reference, solve
+    from jaxpapers.llm_economics.model import FirmParams
+
+    with jax.enable_x64(True), threadpool_limits(limits=1, user_api="blas"):
+        sizes = {
+            "quick (21 E points)": {"E": np.logspace(17, 19, 21)},
+            "dense (E × γ × ρ = 1008 firms)": {
+                "gamma": [2.0, 2.5, 2.7],
+                "rho": [0.0, 5e4, 2e5, 1e6],
+                "E": np.logspace(15, 21, 84),
+            },
+        }
+        for name, axes in sizes.items():
+            batch, _ = model.param_grid(FirmParams(), axes)
+            n = int(batch.E.shape[0])
+            firms = [reference.NpFirm.from_params(jax.tree.map(lambda x, i=i: x[i], batch)) for i in range(n)]
+            sol = solve.sweep_compute_bound(batch)  # compile (not timed)
+            ref = reference.sweep_compute_bound(firms)
+            err = float(np.max(np.abs(np.asarray(sol.N) / ref["N"] - 1)))
+            print(f"{name}: max |N*_jax / N*_numpy - 1| = {err:.2e}")
+            # Medians over many JAX calls (each is ~1 ms) and a few NumPy loops: robust to a busy machine.
+            t_jax = time_fn(solve.sweep_compute_bound, batch, repeats=50, min_time_s=1.0)
+            t_np = time_fn(reference.sweep_compute_bound, firms, warmup=0, repeats=5 if n < 100 else 1)
+            report_ratio(f"{name}: sweep", t_np, t_jax, baseline="numpy loop", candidate="jax vmap+jit", goal=20)
+            if n < 100:
+                t_sp = time_fn(lambda fs: [reference.solve_compute_bound_scipy(f) for f in fs], firms, repeats=5)
+                report_ratio(f"{name}: sweep", t_sp, t_jax, baseline="scipy trust-exact loop", candidate="jax")
+
+
+if __name__ == "__main__":
+    main()
