@@ -127,11 +127,16 @@ def _describe(args, _rest) -> None:
     for c in claims:
         con.print(
             f"[bold]{c.id}[/bold] ({c.kind})\n  statement: {c.statement}\n  source:    {c.source}\n"
-            f"  criterion: {c.predicate.describe()}\n  config:    configs/{c.config}.py\n"
+            f"  criterion: {c.predicate.describe()}\n  config:    {_config_text(c.config)}\n"
             f"  presets:   {', '.join(c.presets)}; quick budget {c.budget_s.get('quick', '-')} s"
             + (f"; requires {', '.join(c.requires)}" if c.requires else "")
             + "\n"
         )
+
+
+def _config_text(spec: str) -> str:
+    name, arg = spec.split(":", 1) if ":" in spec else (spec, None)
+    return f"configs/{name}.py" + (f":{arg}" if arg else "")
 
 
 def _verify(args, _rest) -> int:

@@ -54,6 +54,7 @@ class Measurement:
     n: int | None = None
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
     figures: dict[str, Any] = dataclasses.field(default_factory=dict)
+    preset: str | None = None  # set by the runner before the predicate is evaluated
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,6 +303,32 @@ class Divergent(Predicate):
 
     def describe(self) -> str:
         return f"{self.ours.describe()} (ours; paper: {self.paper})"
+
+
+@dataclasses.dataclass(frozen=True)
+class ByPreset(Predicate):
+    """A different criterion per preset (e.g. report-only in ``quick``, checked in ``full``).
+
+    ``default`` applies to presets not listed in ``presets`` (a mapping preset -> predicate). The
+    runner tells the measurement which preset produced it (``Measurement.preset``).
+    """
+
+    default: Predicate
+    presets: tuple[tuple[str, Predicate], ...]
+
+    def __init__(self, default: Predicate, **presets: Predicate):
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "presets", tuple(presets.items()))
+
+    def pick(self, preset: str | None) -> Predicate:
+        return dict(self.presets).get(preset, self.default)
+
+    def __call__(self, m: Measurement) -> Outcome:
+        return self.pick(m.preset)(m)
+
+    def describe(self) -> str:
+        parts = [f"{name}: {p.describe()}" for name, p in self.presets]
+        return "; ".join(parts + [f"otherwise: {self.default.describe()}"])
 
 
 @dataclasses.dataclass(frozen=True)

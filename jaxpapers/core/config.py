@@ -122,6 +122,12 @@ def load(
     return cfg
 
 
+def load_preset(spec: str, preset: str, overrides: Mapping[str, Any] | Iterable[str] = ()) -> ml_collections.ConfigDict:
+    """Loads ``spec`` (which may fix a variant, ``"x/y:variant=a"``) at ``preset``, keeping its other arguments."""
+    name, arg = split_name(spec)
+    return load(name, f"{arg},preset={preset}" if arg else f"preset={preset}", overrides)
+
+
 def apply_overrides(
     cfg: ml_collections.ConfigDict, overrides: Mapping[str, Any] | Iterable[str]
 ) -> ml_collections.ConfigDict:

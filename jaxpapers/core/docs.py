@@ -67,8 +67,10 @@ def stale_readmes(results_json: str | Path | None = None, *, write: bool = False
         targets.append((REPO_README, "papers", papers_table(results_json)))
     for path, block, body in targets:
         if not path.exists():
-            raise JaxpapersError(f"{path} is missing: every paper needs a README.md with a '# Title' line and a "
-                                 "'<!-- claims:begin -->' / '<!-- claims:end -->' block")
+            raise JaxpapersError(
+                f"{path} is missing: every paper needs a README.md with a '# Title' line and a "
+                "'<!-- claims:begin -->' / '<!-- claims:end -->' block"
+            )
         text = path.read_text()
         try:
             new = replace_block(text, block, body)

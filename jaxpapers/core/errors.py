@@ -105,8 +105,10 @@ def require_x64(what: str) -> None:
     import jax
 
     if jax.dtypes.canonicalize_dtype(np.float64) != np.float64:
-        raise PrecisionError(f"{what} needs float64: call it inside `with jax.enable_x64(True):` "
-                             "(claims: Claim(x64=True); never flip the global flag)")
+        raise PrecisionError(
+            f"{what} needs float64: call it inside `with jax.enable_x64(True):` "
+            "(claims: Claim(x64=True); never flip the global flag)"
+        )
 
 
 def check_shape(name: str, shape: tuple[int, ...], expected: tuple[int | None, ...]) -> None:

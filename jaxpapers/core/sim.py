@@ -37,14 +37,38 @@ def vmap_chunked(fn: Callable[..., Any], *args: Any, chunk_size: int | None = No
     return jax.lax.map(lambda xs: fn(*xs), args, batch_size=chunk_size)
 
 
-@functools.lru_cache(maxsize=512)
-def jit_vmap_chunked(fn: Callable[..., Any], chunk_size: int | None = None) -> Callable[..., Any]:
+def jit_vmap_chunked(
+    fn: Callable[..., Any], chunk_size: int | None = None, *, compiler_options: Mapping[str, Any] | None = None
+) -> Callable[..., Any]:
     """A jitted function applying ``fn`` row-wise over the leading axis of every argument.
 
-    Cached on ``(fn, chunk_size)``: calling it again with the same function reuses the compiled
-    program (pass a module-level function or a cached ``functools.partial``, not a fresh lambda).
+    Cached on ``(fn, chunk_size, compiler_options)``: calling it again with the same function reuses
+    the compiled program (pass a module-level function or a cached ``functools.partial``, not a fresh
+    lambda). ``compiler_options`` go to ``jax.jit`` (e.g. :func:`fast_compile_options`).
     """
-    return jax.jit(lambda *args: vmap_chunked(fn, *args, chunk_size=chunk_size))
+    return _jit_vmap_chunked(fn, chunk_size, tuple(sorted((compiler_options or {}).items())))
+
+
+@functools.lru_cache(maxsize=512)
+def _jit_vmap_chunked(fn, chunk_size, options):
+    return jax.jit(lambda *args: vmap_chunked(fn, *args, chunk_size=chunk_size), compiler_options=dict(options) or None)
+
+
+def fast_compile_options() -> dict[str, Any] | None:
+    """XLA options that trade run time for compile time on the CPU (None elsewhere).
+
+    Closed-form sweeps (many small SVDs/eighs and their gradients) run for milliseconds but compile
+    for seconds; backend optimisation level 0 and minimal execution-time effort about halve their
+    compile time. Use for compile-bound claims on the CPU, never for run-time-bound training loops or
+    for timing.
+    """
+    if jax.default_backend() != "cpu":
+        return None
+    return {
+        "xla_backend_optimization_level": 0,
+        "xla_llvm_disable_expensive_passes": True,
+        "exec_time_optimization_effort": -1.0,
+    }
 
 
 def map_chunks(batch_fn: Callable[[Any], Any], tree: Any, chunk_size: int | None) -> Any:
@@ -72,13 +96,21 @@ def sweep(fn: Callable[..., Any], params: Any, *instances: Any, chunk_size: int 
     return jax.vmap(lambda p: vmap_chunked(lambda *inst: fn(p, *inst), *instances, chunk_size=chunk_size))(params)
 
 
-def run_trials(fn: Callable[[jax.Array], Any], key: jax.Array, num_trials: int, *, chunk_size: int | None = None) -> Any:
+def run_trials(
+    fn: Callable[[jax.Array], Any], key: jax.Array, num_trials: int, *, chunk_size: int | None = None
+) -> Any:
     """Runs ``fn(key_i)`` for ``num_trials`` independent keys, vectorised; results stacked on axis 0."""
     return jit_vmap_chunked(fn, chunk_size)(jax.random.split(key, num_trials))
 
 
-def grid(fn: Callable[..., Any], axes: Mapping[str, Any], *, chunk_size: int | None = None,
-         static: Mapping[str, Any] | None = None, **fixed: Any) -> Any:
+def grid(
+    fn: Callable[..., Any],
+    axes: Mapping[str, Any],
+    *,
+    chunk_size: int | None = None,
+    static: Mapping[str, Any] | None = None,
+    **fixed: Any,
+) -> Any:
     """Evaluates ``fn(**point, **fixed, **static)`` on the cartesian product of ``axes``.
 
     ``fixed`` values are arrays passed to the compiled program as arguments (changing them does not

@@ -88,13 +88,14 @@ def run_claim(
         return res
     start = time.perf_counter()
     try:
-        cfg = config_lib.load(claim.config, f"preset={preset}", overrides)
+        cfg = config_lib.load_preset(claim.config, preset, overrides)
         key = jax.random.key(int(cfg.get("seed", 0)))
         with _claim_context(claim):
             m = claim.experiment(cfg, key)
         if not isinstance(m, Measurement):
             raise TypeError(f"experiment returned {type(m).__name__}, not a Measurement")
         res.seconds = time.perf_counter() - start
+        m.preset = preset
         outcome = claim.predicate(m)
         res.verdict, res.margin, res.reason = outcome.verdict, outcome.margin, outcome.reason
         res.measured = format_value(m.measured, m.stderr)

@@ -33,6 +33,6 @@ def test_unknown_targets_list_what_exists(target, pattern):
 @pytest.mark.parametrize("claim", registry.all_claims(), ids=lambda c: c.id)
 def test_every_claim_config_loads_for_each_preset(claim):
     for preset in claim.presets:
-        cfg = config.load(claim.config, f"preset={preset}")
+        cfg = config.load_preset(claim.config, preset)
         assert cfg.preset == preset
     assert claim.statement and claim.source and claim.predicate.describe()

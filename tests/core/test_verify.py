@@ -107,3 +107,31 @@ def test_format_value():
     assert verify.format_value({"a": 1.0, "b": [1, 2]}) == "a=1, b=[1, 2]"
     assert verify.format_value(1.5, 0.01) == "1.5 ± 0.01"
     assert verify.format_value(list(range(20))) == "[20 values in 0..19]"
+
+
+def test_by_preset_predicate_uses_the_preset_that_ran():
+    from jaxpapers.core.claims import ByPreset
+
+    pred = ByPreset(Report(), full=Close(atol=1e-9))
+    quick = verify.run_claim(claim("P", wrong, predicate=pred), "tiny")
+    assert quick.verdict == "report"
+    assert pred.pick("full").describe() in pred.describe()
+    m = Measurement(measured=0.70, predicted=0.75, preset="full")
+    assert pred(m).verdict == "fail"
+
+
+def test_a_claim_config_may_fix_a_variant(monkeypatch):
+    from jaxpapers.core import config
+
+    calls = []
+    real = config.load
+
+    def spy(name, arg=None, overrides=()):
+        calls.append((name, arg))
+        return real(name, "preset=tiny", overrides)
+
+    monkeypatch.setattr(config, "load", spy)
+    c = Claim(id="example/V9", statement="s", source="t", kind="closed_form", experiment=exact,
+              config="example/copy:variant=b16", predicate=Report())
+    assert verify.run_claim(c, "quick").verdict == "report"
+    assert calls == [("example/copy", "variant=b16,preset=quick")]

@@ -1,0 +1,121 @@
+"""Exact losses against NumPy brute force, the custom softplus derivative, the Gaussian fourth-moment
+formula behind SigLIP's finite-N term, and the spec's loss pitfalls."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxpapers.vlm_objectives import closed_form as cf
+from jaxpapers.vlm_objectives import latent_model as lm
+from jaxpapers.vlm_objectives import losses
+
+rng = np.random.default_rng(0)
+ZX, ZY = rng.normal(size=(6, 3)), rng.normal(size=(6, 3))
+
+
+def np_log_softmax(a, axis):
+    a = a - a.max(axis=axis, keepdims=True)
+    return a - np.log(np.exp(a).sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_infonce_matches_numpy(normalize):
+    zx, zy = ZX, ZY
+    if normalize:
+        zx, zy = zx / np.linalg.norm(zx, axis=1, keepdims=True), zy / np.linalg.norm(zy, axis=1, keepdims=True)
+    logits = 2.5 * zx @ zy.T
+    want = -0.5 * (np.diag(np_log_softmax(logits, 1)).mean() + np.diag(np_log_softmax(logits, 0)).mean())
+    got = losses.infonce(jnp.asarray(ZX), jnp.asarray(ZY), 2.5, normalize=normalize)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_sigmoid_pairwise_sums_over_the_row_like_big_vision():
+    """Spec Pitfalls: sum (not mean) over the negatives of a row, mean over rows."""
+    t, b = 3.0, -2.0
+    want = 0.0
+    for i in range(6):
+        for j in range(6):
+            z = 1.0 if i == j else -1.0
+            want += np.log1p(np.exp(-z * (t * ZX[i] @ ZY[j] + b)))
+    np.testing.assert_allclose(losses.sigmoid_pairwise(jnp.asarray(ZX), jnp.asarray(ZY), t, b), want / 6, rtol=1e-5)
+
+
+def test_softplus_value_and_derivative():
+    x = jnp.array([-80.0, -3.0, 0.0, 2.0, 80.0])
+    np.testing.assert_allclose(losses.softplus(x), jax.nn.softplus(x), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.grad(losses.softplus))(x), jax.nn.sigmoid(x), rtol=1e-6)
+    assert np.all(np.isfinite(jax.vmap(jax.grad(losses.softplus))(jnp.array([-1e4, 1e4]))))
+
+
+def test_jepa_l2_with_whitening_matches_numpy():
+    pred, target = ZX, ZY
+    c = np.cov(target.T, bias=True)
+    want = ((pred - target) ** 2).sum(1).mean() + 0.5 * ((c - np.eye(3)) ** 2).sum()
+    got, aux = losses.jepa_l2(jnp.asarray(pred), jnp.asarray(target), 0.5)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert set(aux) == {"mse", "whiten"}
+
+
+def test_token_generation_losses():
+    logits = rng.normal(size=(2, 5))
+    tokens = np.array([[1, 3, -1], [0, -1, -1]])
+    logp = np_log_softmax(logits, 1)
+    want = -(logp[0, 1] + logp[0, 3] + logp[1, 0]) / 3
+    np.testing.assert_allclose(losses.token_generation_ce(jnp.asarray(logits), jnp.asarray(tokens)), want, rtol=1e-5)
+    per_position = np.broadcast_to(logits[:, None, :], (2, 3, 5))
+    np.testing.assert_allclose(
+        losses.token_generation_ce(jnp.asarray(per_position), jnp.asarray(tokens)), want, rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        losses.token_generation_mse(jnp.asarray(ZX), jnp.asarray(ZY)), ((ZX - ZY) ** 2).sum(1).mean(), rtol=1e-5
+    )
+
+
+def test_positive_pair_fourth_moment_formula(x64):
+    """SigLIP's finite-N term uses E[(f·g)^2] = tr(Sfg)^2 + tr(Sff Sgg) + tr(Sfg Sfg) for Gaussian pairs."""
+    cov = lm.random_joint_cov(jax.random.key(3), 3, 4)
+    w, v = jnp.asarray(rng.normal(size=(2, 3))), jnp.asarray(rng.normal(size=(2, 4)))
+    full = np.block([[cov.Sxx, cov.Sxy], [np.asarray(cov.Sxy).T, cov.Syy]])
+    z = np.random.default_rng(1).multivariate_normal(np.zeros(7), full, size=400_000)
+    f, g = z[:, :3] @ np.asarray(w).T, z[:, 3:] @ np.asarray(v).T
+    mc = np.mean(np.sum(f * g, 1) ** 2)
+    sff, sgg, sfg = w @ cov.Sxx @ w.T, v @ cov.Syy @ v.T, w @ cov.Sxy @ v.T
+    formula = float(jnp.trace(sfg) ** 2 + jnp.trace(sff @ sgg) + jnp.trace(sfg @ sfg))
+    np.testing.assert_allclose(mc, formula, rtol=0.02)
+
+
+def test_linearised_clip_is_the_small_logit_expansion_of_infonce(x64):
+    """With many centered negatives and small logits, tau (InfoNCE_one_direction - log N) ≈ clip_linearized.
+
+    The population pairs are approximated by a large fixed sample (its own covariance is used, so the
+    only error is the expansion's higher orders, which shrink with the embedding scale)."""
+    cov0 = lm.random_joint_cov(jax.random.key(4), 3, 3)
+    full = np.block([[cov0.Sxx, cov0.Sxy], [np.asarray(cov0.Sxy).T, cov0.Syy]])
+    z = np.random.default_rng(2).multivariate_normal(np.zeros(6), full, size=3000)
+    z -= z.mean(0)
+    x, y = jnp.asarray(z[:, :3]), jnp.asarray(z[:, 3:])
+    cov = lm.empirical_cov(x, y)
+    tau = 1.0
+    w0, v0 = jnp.asarray(rng.normal(size=(2, 3))), jnp.asarray(rng.normal(size=(2, 3)))
+    errs = []
+    for eps in (0.1, 0.05):
+        w, v = eps * w0, eps * v0
+        logits = (x @ w.T) @ (y @ v.T).T / tau
+        exact = tau * (jnp.mean(jax.nn.logsumexp(logits, axis=1)) - jnp.mean(jnp.diagonal(logits)) - np.log(3000))
+        lin = losses.clip_linearized({"W": w, "V": v}, cov, tau)
+        errs.append(abs(float(exact - lin)) / abs(float(lin)))
+    assert errs[1] < errs[0] and errs[1] < 0.02  # higher-order terms shrink with the logits
+
+
+def test_jepa_without_whitening_collapses(x64):
+    """Spec Pitfalls: JEPA needs an anti-collapse term; without it the zero encoder is optimal."""
+    cov = lm.random_joint_cov(jax.random.key(5), 3, 3)
+    sol = cf.jepa_l2(cov, 2, "x2y")
+    params = {"W": sol.W_img, "P": sol.predictor, "V": sol.W_txt}
+    unconstrained = losses.jepa_l2_penalized_linearized(params, cov, 0.0)
+    collapsed = losses.jepa_l2_penalized_linearized(jax.tree.map(jnp.zeros_like, params), cov, 0.0)
+    assert float(collapsed) == 0.0 < float(unconstrained)
+    assert float(losses.jepa_l2_penalized_linearized(jax.tree.map(jnp.zeros_like, params), cov, 10.0)) == pytest.approx(
+        20.0
+    )
