@@ -1,0 +1,182 @@
+"""FuxViT model hyperparameters: :class:`FuxViTConfig`, :class:`MAEConfig` and the named sizes.
+
+Named sizes are constructors here (``FuxViTConfig.tiny()``, ``.b16()``, ``.l14()``, ``.so400m()``);
+run presets (tiny/quick/full and data geometry) live in ``configs/fuxvit/``. Models never see a
+ConfigDict: entry points build these frozen dataclasses with ``core.config.to_dataclass``, and
+every field is validated here with one clear error naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax.numpy as jnp
+
+from jaxpapers.core.errors import ConfigError, check_choice, check_range
+
+FSA_MODES: tuple[str, ...] = ("plain", "gated")
+ATTN_IMPLS: tuple[str, ...] = ("reference", "pallas", "dense_causal", "dense_full", "static")
+ROUTED_IMPLS: tuple[str, ...] = ("reference", "pallas")  # impls with routing (and, gated, a coarse branch)
+ROUTER_POOLS: tuple[str, ...] = ("mean", "mean+max")
+DTYPES: tuple[str, ...] = ("float32", "bfloat16")
+
+
+def rope_split(head_dim: int) -> tuple[int, int, int]:
+    """Channels of the head dim rotated by (time, row, col): d_h = d_w = 2⌊3d/16⌋, d_t = d − 2·d_h.
+
+    Spec "Positions": d = 64 → (16, 24, 24); d = 72 → (20, 26, 26); d = 16 → (4, 6, 6). Every part is
+    even because RoPE rotates channel pairs.
+    """
+    if head_dim % 2 or head_dim < 8:
+        raise ConfigError(f"head_dim={head_dim} must be even and ≥ 8 to split into 3-D RoPE channel pairs")
+    d_s = 2 * ((3 * head_dim) // 16)
+    return head_dim - 2 * d_s, d_s, d_s
+
+
+@dataclasses.dataclass(frozen=True)
+class FuxViTConfig:
+    """The encoder (spec "Definitions and method").
+
+    Attributes:
+      dim, depth, num_heads, mlp_dim: D, L, H and the MLP hidden width.
+      patch, tubelet: spatial patch p and temporal tubelet t_p (a tubelet is t_p × p × p pixels).
+      channels: input colour channels.
+      k_frames: k, the number of routed history frames per query frame.
+      force_first, force_prev: always select the segment's first frame ("sink") / frame i−1
+        ("local"), on top of k (our choice, default off).
+      fsa_mode: ``plain`` (fine branch only, MoBA-like) or ``gated`` (fine + coarse, NSA-like).
+      attn_impl: ``reference`` (pure-JAX FSA), ``pallas`` (kernel issue, not built yet),
+        ``dense_causal`` (dense frame-causal), ``dense_full`` (dense bidirectional), ``static``
+        (own frame only: a per-frame ViT).
+      router_pool: frame summaries for routing: ``mean`` or ``mean+max`` (FlashMoBA SNR pitfall).
+      share_routing_across_heads: one selection per frame for all heads (logits summed over heads).
+      qk_norm: per-head RMSNorm of q and k before RoPE (spec: on, for stability at 64K tokens).
+      query_chunk: query frames per ``lax.map`` step of the reference (None: one chunk, no loop).
+      dtype, param_dtype: computation and parameter dtypes (``float32`` or ``bfloat16``).
+      remat, scan_layers: rematerialise blocks / ``nn.scan`` over layers.
+    """
+
+    dim: int = 64
+    depth: int = 2
+    num_heads: int = 4
+    mlp_dim: int = 256
+    patch: int = 8
+    tubelet: int = 2
+    channels: int = 3
+    k_frames: int = 2
+    force_first: bool = False
+    force_prev: bool = False
+    fsa_mode: str = "gated"
+    attn_impl: str = "reference"
+    router_pool: str = "mean"
+    share_routing_across_heads: bool = False
+    qk_norm: bool = True
+    query_chunk: int | None = None
+    dtype: str = "float32"
+    param_dtype: str = "float32"
+    remat: bool = False
+    scan_layers: bool = False
+
+    def __post_init__(self):
+        for name in ("dim", "depth", "num_heads", "mlp_dim", "patch", "tubelet", "channels"):
+            check_range(f"model.{name}", getattr(self, name), 1)
+        check_range("model.k_frames", self.k_frames, 0)
+        if self.query_chunk is not None:
+            check_range("model.query_chunk", self.query_chunk, 1)
+        check_choice("model.fsa_mode", self.fsa_mode, FSA_MODES)
+        check_choice("model.attn_impl", self.attn_impl, ATTN_IMPLS)
+        check_choice("model.router_pool", self.router_pool, ROUTER_POOLS)
+        check_choice("model.dtype", self.dtype, DTYPES)
+        check_choice("model.param_dtype", self.param_dtype, DTYPES)
+        if self.dim % self.num_heads:
+            raise ConfigError(f"model.dim={self.dim} is not divisible by model.num_heads={self.num_heads}")
+        rope_split(self.head_dim)
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.num_heads
+
+    @property
+    def num_forced(self) -> int:
+        return int(self.force_first) + int(self.force_prev)
+
+    @property
+    def routed(self) -> bool:
+        return self.attn_impl in ROUTED_IMPLS
+
+    @property
+    def jnp_dtype(self) -> Any:
+        return jnp.dtype(self.dtype)
+
+    @property
+    def jnp_param_dtype(self) -> Any:
+        return jnp.dtype(self.param_dtype)
+
+    def replace(self, **changes: Any) -> FuxViTConfig:
+        return dataclasses.replace(self, **changes)
+
+    # Named model sizes (ViT/SigLIP geometry; the tubelet and k are our choice).
+    @classmethod
+    def tiny(cls, **kw: Any) -> FuxViTConfig:
+        """D=64, L=2, H=4 (d=16), patch 8: unit tests and the quick claims."""
+        return cls(**{**dict(dim=64, depth=2, num_heads=4, mlp_dim=256, patch=8), **kw})
+
+    @classmethod
+    def b16(cls, **kw: Any) -> FuxViTConfig:
+        """ViT-B/16: D=768, L=12, H=12 (d=64)."""
+        return cls(**{**dict(dim=768, depth=12, num_heads=12, mlp_dim=3072, patch=16, k_frames=8), **kw})
+
+    @classmethod
+    def l14(cls, **kw: Any) -> FuxViTConfig:
+        """ViT-L/14: D=1024, L=24, H=16 (d=64)."""
+        return cls(**{**dict(dim=1024, depth=24, num_heads=16, mlp_dim=4096, patch=14, k_frames=8), **kw})
+
+    @classmethod
+    def so400m(cls, **kw: Any) -> FuxViTConfig:
+        """SigLIP so400m/14: D=1152, L=27, H=16 (d=72), MLP 4304."""
+        return cls(**{**dict(dim=1152, depth=27, num_heads=16, mlp_dim=4304, patch=14, k_frames=8), **kw})
+
+
+MODEL_SIZES = {
+    "tiny": FuxViTConfig.tiny,
+    "b16": FuxViTConfig.b16,
+    "l14": FuxViTConfig.l14,
+    "so400m": FuxViTConfig.so400m,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class MAEConfig:
+    """Masked-autoencoder pretraining head (spec "Joint spatiotemporal pretraining", our choice).
+
+    Attributes:
+      decoder_dim, decoder_depth, decoder_heads: the decoder (default width D/2, 4 layers).
+      decoder_attn_impl: ``dense_causal`` (tiny/quick) or the encoder's FSA impl at full scale.
+      mask_ratio: tube-mask ratio ρ (0.9 for video and mixed rows, 0.75 for image-only batches).
+      norm_pix_loss: regress per-patch-normalised pixels (VideoMAE).
+    """
+
+    decoder_dim: int = 32
+    decoder_depth: int = 4
+    decoder_heads: int = 2
+    decoder_attn_impl: str = "dense_causal"
+    mask_ratio: float = 0.9
+    norm_pix_loss: bool = True
+
+    def __post_init__(self):
+        check_range("mae.decoder_dim", self.decoder_dim, 1)
+        check_range("mae.decoder_depth", self.decoder_depth, 1)
+        check_range("mae.decoder_heads", self.decoder_heads, 1)
+        check_choice("mae.decoder_attn_impl", self.decoder_attn_impl, ATTN_IMPLS)
+        check_range("mae.mask_ratio", self.mask_ratio, 0.0, 1.0, hi_open=True)
+        if self.decoder_dim % self.decoder_heads:
+            raise ConfigError(
+                f"mae.decoder_dim={self.decoder_dim} is not divisible by mae.decoder_heads={self.decoder_heads}"
+            )
+        rope_split(self.decoder_dim // self.decoder_heads)
+
+
+def visible_count(tokens_per_frame: int, mask_ratio: float) -> int:
+    """P_vis = P − round(ρ·P), at least 1: the static number of visible tokens per frame."""
+    return max(1, tokens_per_frame - int(round(mask_ratio * tokens_per_frame)))

@@ -1,0 +1,252 @@
+"""Loaders for real on-disk datasets (spec "Data: real formats"); never used by tests on real data.
+
+* Kinetics-400/700: CSV ``label,youtube_id,time_start,time_end,split``; videos named
+  ``{youtube_id}_{time_start:06d}_{time_end:06d}.mp4``.
+* Something-Something v2: a JSON list of ``{id, label, template, placeholders}`` plus ``{id}.webm``;
+  class ids from the official labels JSON (template → id) or, without it, the sorted templates.
+* ImageNet-style class folders: ``root/<class>/<image>``.
+* WebVid/HowTo-style captions: TSV rows ``video_path<TAB>caption`` (an optional header).
+
+Decoding goes through the optional PyAV dependency (``pip install 'jaxpapers[video]'``), sampling
+frames at a fixed ``fps`` up to ``max_frames``. A video may instead be stored as a folder of PNG
+frames named like the file without its extension (``abc_000010_000020/00000.png``); such folders
+decode without PyAV (this is what the tests write).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from jaxpapers.core.errors import ConfigError, JaxpapersError, check_range
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class MissingExtraError(JaxpapersError, ImportError):
+    """An optional dependency (an extra of the jaxpapers package) is not installed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """One example on disk: a video or image path, an integer label (−1 if none) and optional text."""
+
+    path: Path
+    label: int = -1
+    text: str = ""
+    start_s: float | None = None
+    end_s: float | None = None
+
+
+def _need_file(path: str | Path, what: str) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{what}={str(path)!r} does not exist or is not a file")
+    return path
+
+
+def _need_dir(path: str | Path, what: str) -> Path:
+    path = Path(path)
+    if not path.is_dir():
+        raise ConfigError(f"{what}={str(path)!r} does not exist or is not a directory")
+    return path
+
+
+def kinetics_index(
+    csv_path: str | Path, video_root: str | Path, *, split: str | None = None, classes: Sequence[str] | None = None
+) -> tuple[list[Record], list[str]]:
+    """Records of a Kinetics CSV (``label,youtube_id,time_start,time_end,split``) and the class names.
+
+    Labels index ``classes`` (default: the sorted labels of the file). ``split`` keeps matching rows.
+    """
+    path, root = _need_file(csv_path, "csv_path"), _need_dir(video_root, "video_root")
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        need = {"label", "youtube_id", "time_start", "time_end"}
+        if not reader.fieldnames or not need <= set(reader.fieldnames):
+            raise ConfigError(f"{path} has columns {reader.fieldnames}; a Kinetics CSV needs {sorted(need)}")
+        rows = [r for r in reader if split is None or r.get("split") == split]
+    names = list(classes) if classes is not None else sorted({r["label"] for r in rows})
+    index = {n: i for i, n in enumerate(names)}
+    records = []
+    for r in rows:
+        start, end = int(float(r["time_start"])), int(float(r["time_end"]))
+        if r["label"] not in index:
+            raise ConfigError(f"{path}: label {r['label']!r} is not one of the {len(names)} classes given")
+        records.append(
+            Record(root / f"{r['youtube_id']}_{start:06d}_{end:06d}.mp4", index[r["label"]], start_s=start, end_s=end)
+        )
+    return records, names
+
+
+def ssv2_index(
+    json_path: str | Path, video_root: str | Path, *, labels_path: str | Path | None = None
+) -> tuple[list[Record], list[str]]:
+    """Records of a Something-Something v2 JSON list and the class names (templates without brackets)."""
+    path, root = _need_file(json_path, "json_path"), _need_dir(video_root, "video_root")
+    entries = json.loads(path.read_text())
+    if not isinstance(entries, list) or any(not {"id", "template"} <= set(e) for e in entries):
+        raise ConfigError(f"{path} is not a Something-Something v2 list of {{id, label, template, placeholders}}")
+    clean = lambda t: t.replace("[", "").replace("]", "")  # noqa: E731  "Holding [something]" → "Holding something"
+    if labels_path is not None:
+        table = json.loads(_need_file(labels_path, "labels_path").read_text())
+        names = [name for name, _ in sorted(table.items(), key=lambda kv: int(kv[1]))]
+    else:
+        names = sorted({clean(e["template"]) for e in entries})
+    index = {n: i for i, n in enumerate(names)}
+    records = []
+    for e in entries:
+        name = clean(e["template"])
+        if name not in index:
+            raise ConfigError(f"{path}: template {name!r} of video {e['id']} is not in the labels file")
+        records.append(Record(root / f"{e['id']}.webm", index[name], text=e.get("label", "")))
+    return records, names
+
+
+def image_folder_index(root: str | Path) -> tuple[list[Record], list[str]]:
+    """Records of an ImageNet-style tree ``root/<class>/<image>`` (sorted classes) and the class names."""
+    root = _need_dir(root, "root")
+    names = sorted(p.name for p in root.iterdir() if p.is_dir())
+    if not names:
+        raise ConfigError(f"root={str(root)!r} holds no class folders")
+    records = [
+        Record(f, i)
+        for i, n in enumerate(names)
+        for f in sorted((root / n).iterdir())
+        if f.suffix.lower() in IMAGE_SUFFIXES
+    ]
+    return records, names
+
+
+def caption_index(tsv_path: str | Path, video_root: str | Path | None = None) -> list[Record]:
+    """Records of a ``video_path<TAB>caption`` TSV (paths relative to ``video_root`` if given)."""
+    path = _need_file(tsv_path, "tsv_path")
+    root = None if video_root is None else _need_dir(video_root, "video_root")
+    records = []
+    with path.open(newline="") as f:
+        for i, row in enumerate(csv.reader(f, delimiter="\t")):
+            if i == 0 and [c.strip().lower() for c in row[:2]] in (["video_path", "caption"], ["path", "caption"]):
+                continue
+            if len(row) < 2:
+                raise ConfigError(f"{path} line {i + 1} has {len(row)} column(s); expected video_path<TAB>caption")
+            video = Path(row[0])
+            records.append(Record(video if root is None else root / video, text=row[1]))
+    return records
+
+
+# --------------------------------------------------------------------------------------------------
+# Decoding
+# --------------------------------------------------------------------------------------------------
+
+
+def _resize(frames: np.ndarray, size: int | None) -> np.ndarray:
+    if size is None:
+        return frames
+    from skimage.transform import resize
+
+    out = resize(frames.astype(np.float32) / 255.0, (frames.shape[0], size, size, 3), anti_aliasing=True)
+    return np.clip(np.rint(out * 255), 0, 255).astype(np.uint8)
+
+
+def _read_image(path: Path) -> np.ndarray:
+    import matplotlib.image
+
+    img = np.asarray(matplotlib.image.imread(path))
+    if img.dtype != np.uint8:
+        img = np.clip(np.rint(img * 255), 0, 255).astype(np.uint8)
+    if img.ndim == 2:
+        img = np.repeat(img[..., None], 3, axis=-1)
+    return img[..., :3]
+
+
+def load_image(path: str | Path, *, size: int | None = None) -> np.ndarray:
+    """An image file as uint8 [size, size, 3] (resized when ``size`` is given)."""
+    img = _read_image(_need_file(path, "path"))
+    return _resize(img[None], size)[0]
+
+
+def frame_indices(num_source: int, source_fps: float, fps: float | None, max_frames: int) -> np.ndarray:
+    """Indices of frames sampled at ``fps`` (every source frame if None) from a ``source_fps`` video."""
+    check_range("max_frames", max_frames, 1)
+    step = 1.0 if fps is None else source_fps / fps
+    if step <= 0:
+        raise ConfigError(f"fps={fps} must be positive")
+    idx = np.floor(np.arange(max_frames) * step).astype(np.int64)
+    return idx[idx < num_source]
+
+
+def decode_video(
+    path: str | Path,
+    *,
+    fps: float | None = None,
+    max_frames: int = 16,
+    size: int | None = None,
+    source_fps: float = 30.0,
+) -> np.ndarray:
+    """Frames of a video as uint8 [≤ max_frames, H, W, 3], sampled at ``fps`` (every frame if None).
+
+    A folder of PNG frames next to the video path (same name without extension) is read directly,
+    assuming ``source_fps``; a video file needs PyAV (the ``video`` extra).
+    """
+    path = Path(path)
+    folder = path if path.is_dir() else path.with_suffix("")
+    if folder.is_dir():
+        files = sorted(f for f in folder.iterdir() if f.suffix.lower() == ".png")
+        if not files:
+            raise ConfigError(f"frame folder {str(folder)!r} holds no .png frames")
+        idx = frame_indices(len(files), source_fps, fps, max_frames)
+        return _resize(np.stack([_read_image(files[i]) for i in idx]), size)
+    _need_file(path, "path")
+    try:
+        import av
+    except ImportError:
+        raise MissingExtraError(
+            f"decoding {path.name} needs PyAV, which is not installed: pip install 'jaxpapers[video]'"
+        ) from None
+    with av.open(str(path)) as container:  # pragma: no cover - PyAV is not installed on the CI machine
+        stream = container.streams.video[0]
+        rate = float(stream.average_rate or source_fps)
+        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
+    idx = frame_indices(len(frames), rate, fps, max_frames)  # pragma: no cover
+    return _resize(np.stack([frames[i] for i in idx]), size)  # pragma: no cover
+
+
+class VideoSource(Sequence):
+    """A grain source over video records: item i = ``{"video": uint8 [max_frames, size, size, 3],
+    "label": int32, "num_frames": int32}``; short videos are padded by repeating their last frame."""
+
+    def __init__(self, records: Sequence[Record], *, max_frames: int, size: int, fps: float | None = None):
+        check_range("max_frames", max_frames, 1)
+        check_range("size", size, 1)
+        self.records, self.max_frames, self.size, self.fps = list(records), max_frames, size, fps
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, i: int) -> dict[str, np.ndarray]:  # type: ignore[override]
+        r = self.records[i]
+        frames = decode_video(r.path, fps=self.fps, max_frames=self.max_frames, size=self.size)
+        n = len(frames)
+        if n < self.max_frames:
+            frames = np.concatenate([frames, np.repeat(frames[-1:], self.max_frames - n, axis=0)])
+        return {"video": frames, "label": np.int32(r.label), "num_frames": np.int32(n)}
+
+
+class ImageSource(Sequence):
+    """A grain source over image records: item i = ``{"image": uint8 [size, size, 3], "label": int32}``."""
+
+    def __init__(self, records: Sequence[Record], *, size: int):
+        check_range("size", size, 1)
+        self.records, self.size = list(records), size
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, i: int) -> dict[str, np.ndarray]:  # type: ignore[override]
+        r = self.records[i]
+        return {"image": load_image(r.path, size=self.size), "label": np.int32(r.label)}

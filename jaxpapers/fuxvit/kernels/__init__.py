@@ -1,0 +1,1 @@
+"""FuxViT kernels: one folder per op (``fsa/``: Frame Selective Attention)."""

@@ -1,0 +1,58 @@
+"""Training through the shared trainer: tiny pretraining (with resume) and a tiny classification run."""
+
+import jax
+import numpy as np
+import optax
+import pytest
+
+from jaxpapers.core import config as config_lib
+from jaxpapers.core.train import read_metrics
+from jaxpapers.fuxvit import train as train_lib
+
+
+@pytest.mark.slow
+def test_pretraining_runs_logs_and_resumes(tmp_path):
+    small = {"model.depth": 1, "data.token_budget": 64, "mae.decoder_attn_impl": "dense_causal"}
+    cfg = config_lib.load("fuxvit/pretrain", "preset=tiny", small)
+    first = train_lib.train(cfg, str(tmp_path), progress=False)
+    records = read_metrics(tmp_path)
+    assert [r["step"] for r in records] == [1, 2]
+    assert all(np.isfinite(r["loss"]) for r in records)
+    assert records[-1]["mask_ratio"] == pytest.approx(1 - 2 / 16)  # ρ = 0.9 on P = 16 keeps 2
+    assert 0.0 <= records[-1]["routing_entropy"] <= 1.0
+    again = train_lib.train(cfg, str(tmp_path), progress=False)  # resumes from step 2: nothing left to do
+    assert again.resumed_from == 2
+    jax.tree.map(np.testing.assert_array_equal, first.state.params, again.state.params)
+
+
+def test_classifier_trains_with_held_out_evaluation():
+    cfg = config_lib.load("fuxvit/needle", "preset=tiny")
+    result = train_lib.train(cfg, None, progress=False)
+    last = result.history[-1]
+    assert last["step"] == 4 and "eval/accuracy" in last and np.isfinite(last["eval/loss"])
+
+
+def test_every_attention_impl_has_the_same_param_tree():
+    cfg = config_lib.load("fuxvit/needle", "preset=tiny")
+    data = train_lib.task_data(cfg, 2, 0)
+    shapes = {}
+    for impl in ("reference", "dense_causal", "dense_full", "static"):
+        c = config_lib.apply_overrides(cfg, {"model.attn_impl": impl})
+        model = train_lib.classifier(c)
+        x = train_lib.pixels_of({"pixels": data["pixels"][:1]})
+        shapes[impl] = jax.tree.map(lambda a: a.shape, jax.eval_shape(model.init, jax.random.key(0), x))
+    assert all(s == shapes["reference"] for s in shapes.values())
+
+
+def test_first_step_has_a_nonzero_learning_rate():
+    cfg = config_lib.load("fuxvit/sharded_step", "preset=tiny")
+    tx = train_lib.make_optimizer(cfg.optim, steps=1)
+    params = {"w": jax.numpy.ones(3)}
+    updates, _ = tx.update({"w": jax.numpy.ones(3)}, tx.init(params), params)
+    assert float(optax.tree.norm(updates)) > 0
+
+
+def test_unknown_task_is_rejected():
+    cfg = config_lib.apply_overrides(config_lib.load("fuxvit/needle", "preset=tiny"), {"task": "segment"})
+    with pytest.raises(config_lib.ConfigError, match="task='segment' is not allowed"):
+        train_lib.train(cfg, None, progress=False)
