@@ -19,6 +19,7 @@ EPILOG = """examples:
   jaxpapers list
   jaxpapers verify                          # every claim, quick preset, on this machine
   jaxpapers verify resource_allocation/RA1 --out results/ra1
+  jaxpapers verify comonet/CO8 --preset full --config.data_dir=/data/tabular   # overrides apply to each claim's config
   jaxpapers train --config configs/example/copy.py:preset=quick --workdir /tmp/copy --config.train.steps=100
 """
 
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="only report stale READMEs (exit 1 if any)")
 
     args, rest = parser.parse_known_args(argv)
-    if rest and args.command != "train":
+    if rest and args.command not in ("train", "verify"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return {
@@ -139,12 +140,23 @@ def _config_text(spec: str) -> str:
     return f"configs/{name}.py" + (f":{arg}" if arg else "")
 
 
-def _verify(args, _rest) -> int:
+def _verify(args, rest) -> int:
     from rich.table import Table
 
     from jaxpapers.core import registry, verify
 
+    overrides = _config_overrides(rest)
     claims = registry.select(args.targets)
+    if overrides:  # every selected claim's config must have the fields: a typo fails here, in one line
+        from jaxpapers.core import config as config_lib
+
+        for c in claims:
+            try:
+                config_lib.load_preset(c.config, args.preset, overrides)
+            except JaxpapersError as e:
+                raise JaxpapersError(
+                    f"{c.id}: {e} (select only claims whose config has the overridden fields)"
+                ) from None
     _setup_jax()
     out = Path(args.out or Path("results") / args.preset)
     con = _console()
@@ -166,7 +178,9 @@ def _verify(args, _rest) -> int:
 
     env = verify.environment()
     con.print(f"jaxpapers verify: {len(claims)} claims, preset {args.preset}, JAX {env['jax']} on {env['backend']}")
-    results = verify.run(claims, args.preset, out_dir=out, on_result=show, progress=not args.no_progress)
+    results = verify.run(
+        claims, args.preset, out_dir=out, on_result=show, progress=not args.no_progress, overrides=overrides
+    )
     table = Table(title=f"predicted vs measured ({args.preset})", show_lines=False)
     for col in ("claim", "predicted", "measured", "criterion", "verdict", "s"):
         table.add_column(col, overflow="fold")
@@ -184,15 +198,20 @@ def _verify(args, _rest) -> int:
     return code
 
 
-def _train(args, rest) -> None:
-    from jaxpapers.launch import train
-
-    overrides = [r for r in rest if r.startswith("--config.")]
+def _config_overrides(rest: list[str]) -> list[str]:
+    """``--config.a.b=value`` arguments; anything else is a one-line error."""
     unknown = [r for r in rest if not r.startswith("--config.")]
     if unknown:
         raise JaxpapersError(
             f"unrecognized arguments: {' '.join(unknown)} (config fields look like --config.a.b=value)"
         )
+    return list(rest)
+
+
+def _train(args, rest) -> None:
+    from jaxpapers.launch import train
+
+    overrides = _config_overrides(rest)
     _setup_jax()
     result = train.run(args.config, args.workdir, overrides, topology=args.topology)
     last = next((r for r in reversed(getattr(result, "history", [])) if "loss" in r), None)

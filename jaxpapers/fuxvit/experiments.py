@@ -7,7 +7,7 @@ train tiny models through the shared trainer; F9 compares a sharded train step w
 
 from __future__ import annotations
 
-import json
+import functools
 from typing import Any
 
 import jax
@@ -16,7 +16,7 @@ import ml_collections
 import numpy as np
 
 from jaxpapers.core import config as config_lib
-from jaxpapers.core import plots
+from jaxpapers.core import memo, plots
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.stats import fit_loglog
 from jaxpapers.fuxvit import attention, routing
@@ -219,24 +219,19 @@ def fsa_layer(q: jax.Array, k: jax.Array, v: jax.Array, *, P: int, k_frames: int
     return fine + jnp.repeat(coarse.transpose(0, 2, 1, 3), P, axis=1).astype(fine.dtype)
 
 
-_STATS_CACHE: dict[tuple[Any, ...], bench.CompiledStats] = {}
-
-
+@functools.cache
 def _stats(kind: str, backward: bool, b: int, t: int, p: int, n: int, h: int, k: int) -> bench.CompiledStats:
     """Compiled FLOPs/memory of one layer's attention (cached: F6 and F11 share compilations)."""
-    cache_key = (kind, backward, b, t, p, n, h, k)
-    if cache_key not in _STATS_CACHE:
-        fn = (
-            (lambda q, kk, v: fsa_layer(q, kk, v, P=p, k_frames=k))
-            if kind == "fsa"
-            else (lambda q, kk, v: dense_block_causal(q, kk, v, p))
-        )
-        if backward:
-            f = fn
-            fn = jax.grad(lambda q, kk, v: jnp.sum(f(q, kk, v)), argnums=(0, 1, 2))
-        spec = jax.ShapeDtypeStruct((b, t * p, n, h), jnp.float32)
-        _STATS_CACHE[cache_key] = bench.compiled_stats(fn, spec, spec, spec)
-    return _STATS_CACHE[cache_key]
+    fn = (
+        (lambda q, kk, v: fsa_layer(q, kk, v, P=p, k_frames=k))
+        if kind == "fsa"
+        else (lambda q, kk, v: dense_block_causal(q, kk, v, p))
+    )
+    if backward:
+        f = fn
+        fn = jax.grad(lambda q, kk, v: jnp.sum(f(q, kk, v)), argnums=(0, 1, 2))
+    spec = jax.ShapeDtypeStruct((b, t * p, n, h), jnp.float32)
+    return bench.compiled_stats(fn, spec, spec, spec)
 
 
 def scaling_table(cfg: ml_collections.ConfigDict, backward: bool) -> dict[str, np.ndarray]:
@@ -328,47 +323,40 @@ def linear_memory(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement
 # --------------------------------------------------------------------------------------------------
 
 
-_TASK_CACHE: dict[str, dict[str, Any]] = {}
-_RUN_CACHE: dict[tuple[str, str], dict[str, Any]] = {}
-
-
-def _config_key(cfg: ml_collections.ConfigDict) -> str:
-    return json.dumps(cfg.to_dict(), sort_keys=True, default=str)
-
-
 def _task(cfg: ml_collections.ConfigDict) -> dict[str, Any]:
-    """Train/eval data and initial params of a task config (cached: every impl uses the same)."""
+    """Train/eval data and initial params of a task config (shared: every impl uses the same)."""
     from jaxpapers.fuxvit.train import init_params, task_data
 
-    key = _config_key(cfg)
-    if key not in _TASK_CACHE:
+    def build() -> dict[str, Any]:
         train_set = task_data(cfg, cfg.data.num_train, cfg.seed)
-        _TASK_CACHE[key] = {
+        return {
             "train_set": train_set,
             "eval_set": task_data(cfg, cfg.data.num_eval, cfg.seed + 1),
             "params": init_params(cfg, train_set),  # the param tree is the same for every impl
         }
-    return _TASK_CACHE[key]
+
+    return memo.shared("fuxvit/task", cfg, fn=build)
 
 
 def trained(cfg: ml_collections.ConfigDict, impl: str) -> dict[str, Any]:
     """Trains the classifier of ``cfg`` with attention ``impl`` through the shared trainer and evaluates
     it on the held-out set: ``{"history", "accuracy", "sel"}``.
 
-    Every impl of one config trains on the same data from the same initial params. Results are cached
-    in-process, so claims that compare the same run against different baselines (F7a/F7b) train it once.
+    Every impl of one config trains on the same data from the same initial params. Results are shared
+    in-process (``core.memo``), so claims that compare the same run against different baselines
+    (F7a/F7b) train it once.
     """
     from jaxpapers.fuxvit.train import classifier, evaluate_classifier, train
 
-    key = (_config_key(cfg), impl)
-    if key not in _RUN_CACHE:
+    def run() -> dict[str, Any]:
         task = _task(cfg)
         over = {"model.attn_impl": impl, **({"model.k_frames": 0} if impl == "static" else {})}
         cfg_i = config_lib.apply_overrides(cfg, over)
         result = train(cfg_i, None, progress=False, data=task["train_set"], params=task["params"], evaluate=False)
         ev = evaluate_classifier(classifier(cfg_i), result.state.params, task["eval_set"])
-        _RUN_CACHE[key] = {"history": result.history, **ev}
-    return _RUN_CACHE[key]
+        return {"history": result.history, **ev}
+
+    return memo.shared("fuxvit/trained", cfg, impl, fn=run)
 
 
 def _curves(runs: dict[str, Any], title: str):

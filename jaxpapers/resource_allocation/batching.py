@@ -35,8 +35,11 @@ def batched_over_alphas(fn, chunk_size: int | None = None, **static):
     so the instances are never copied once per α: memory stays ``O(A · chunk_size · N)``.
     """
     f = functools.partial(fn, **static)
-    return jax.jit(lambda alphas, *args: sim.sweep(lambda a, first, *rest: f(first, a, *rest), alphas, *args,
-                                                   chunk_size=chunk_size))
+    return jax.jit(
+        lambda alphas, *args: sim.sweep(
+            lambda a, first, *rest: f(first, a, *rest), alphas, *args, chunk_size=chunk_size
+        )
+    )
 
 
 def check_alpha(alpha) -> None:

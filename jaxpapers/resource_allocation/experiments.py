@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxpapers.core import plots, sim
+from jaxpapers.core import memo, plots, sim
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.errors import ConfigError, check_range
@@ -157,16 +157,14 @@ def _efficiency_sweep(vals: Valuation, alphas, solver: SolverConfig) -> np.ndarr
 
 
 def _random_sweep(key_tuple, inst: InstanceConfig, alphas: tuple[float, ...], solver: SolverConfig):
-    """The α sweep over random instances shared by RA2, RA3 and RA5 (memoised, so it runs once per process)."""
-    return _random_sweep_cached(key_tuple, inst, alphas, solver, str(jnp.result_type(float)))
+    """The α sweep over random instances shared by RA2, RA3 and RA5 (``core.memo``: runs once per process)."""
 
+    def run():
+        key = jax.random.wrap_key_data(jnp.asarray(key_tuple, jnp.uint32))
+        vals = inst.sample(key)
+        return vals, _efficiency_sweep(vals, alphas, solver)
 
-@functools.lru_cache(maxsize=4)
-def _random_sweep_cached(key_tuple, inst, alphas, solver, dtype_name):
-    del dtype_name  # part of the cache key: float32 and float64 runs must not share results
-    key = jax.random.wrap_key_data(jnp.asarray(key_tuple, jnp.uint32))
-    vals = inst.sample(key)
-    return vals, _efficiency_sweep(vals, alphas, solver)
+    return memo.shared("resource_allocation/random_sweep", key_tuple, inst, alphas, solver, fn=run)
 
 
 def _run_searches(key, alphas, inst: InstanceConfig, search: SearchConfig, solver: SolverConfig) -> np.ndarray:

@@ -41,6 +41,8 @@ def test_list_and_describe(capsys):
             "error: unrecognized arguments: --steps=3",
         ),
         (["bench", "nobench"], "error: benchmark 'nobench' does not exist"),
+        (["verify", "example", "--config.train.stepz=3"], "error: example/X1-copy-learned: config field 'train.stepz'"),
+        (["verify", "example", "--steps=3"], "error: unrecognized arguments: --steps=3"),
     ],
 )
 def test_user_errors_are_one_line_without_traceback(args, pattern, capsys):

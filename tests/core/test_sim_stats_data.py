@@ -140,3 +140,24 @@ def test_check_range_arrays_nan_and_tracers():
         require_x64("the solver")
     with jax.enable_x64(True):
         require_x64("the solver")
+
+
+def test_memo_shared_runs_a_study_once_per_inputs_and_precision():
+    from jaxpapers.core import config, memo
+
+    memo.clear()
+    calls = []
+
+    def study(tag):
+        calls.append(tag)
+        return jnp.ones(()) * len(calls)
+
+    cfg = config.load("example/copy:tiny")
+    key = jax.random.key(0)
+    a = memo.shared("s", cfg, key, fn=lambda: study("a"))
+    b = memo.shared("s", config.load("example/copy:tiny"), jax.random.key(0), fn=lambda: study("b"))
+    c = memo.shared("s", cfg, jax.random.key(1), fn=lambda: study("c"))
+    with jax.enable_x64(True):
+        d = memo.shared("s", cfg, key, fn=lambda: study("d"))
+    assert calls == ["a", "c", "d"] and a is b and c is not a and d is not a
+    memo.clear()

@@ -163,6 +163,15 @@ def test_data_exhaustion_is_a_clear_error(tmp_path):
 def test_tensorboard_event_files_are_written(tmp_path):
     pytest.importorskip("tensorboardX")
     init, step, batches, cfg = make_run()
-    fit(init(), step, batches, num_steps=4, workdir=tmp_path, log_every=2, model_config=cfg, progress=False,
-        tensorboard=True)
+    fit(
+        init(),
+        step,
+        batches,
+        num_steps=4,
+        workdir=tmp_path,
+        log_every=2,
+        model_config=cfg,
+        progress=False,
+        tensorboard=True,
+    )
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))

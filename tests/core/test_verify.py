@@ -131,7 +131,14 @@ def test_a_claim_config_may_fix_a_variant(monkeypatch):
         return real(name, "preset=tiny", overrides)
 
     monkeypatch.setattr(config, "load", spy)
-    c = Claim(id="example/V9", statement="s", source="t", kind="closed_form", experiment=exact,
-              config="example/copy:variant=b16", predicate=Report())
+    c = Claim(
+        id="example/V9",
+        statement="s",
+        source="t",
+        kind="closed_form",
+        experiment=exact,
+        config="example/copy:variant=b16",
+        predicate=Report(),
+    )
     assert verify.run_claim(c, "quick").verdict == "report"
     assert calls == [("example/copy", "variant=b16,preset=quick")]
