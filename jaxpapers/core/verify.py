@@ -12,10 +12,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import faulthandler
 import json
 import os
 import platform
 import subprocess
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -61,6 +64,39 @@ def has_gpu() -> bool:
     return jax.default_backend() == "gpu"
 
 
+# A claim still running after HARD_LIMIT_FACTOR x its budget (at least HARD_LIMIT_MIN_S) is hung, e.g. in
+# a runtime deadlock that no Python exception can interrupt: the watchdog prints every thread's stack and
+# ends the process with exit code 2, so that CI fails with a reason instead of waiting for its own timeout.
+HARD_LIMIT_FACTOR = 10.0
+HARD_LIMIT_MIN_S = 300.0
+
+
+def hard_limit_s(budget_s: float | None) -> float | None:
+    """Seconds after which a claim with ``budget_s`` counts as hung (None: no budget, no watchdog)."""
+    return None if budget_s is None else max(HARD_LIMIT_FACTOR * budget_s, HARD_LIMIT_MIN_S)
+
+
+def _abort_hung(claim_id: str, limit_s: float) -> None:
+    sys.stderr.write(f"\njaxpapers verify: {claim_id} still running after {limit_s:.0f} s; it is hung. Stacks:\n")
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    sys.stderr.flush()
+    os._exit(2)
+
+
+@contextlib.contextmanager
+def _watchdog(claim_id: str, limit_s: float | None):
+    if limit_s is None:
+        yield
+        return
+    timer = threading.Timer(limit_s, _abort_hung, args=(claim_id, limit_s))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def run_claim(
     claim: Claim, preset: str = "quick", *, out_dir: str | Path | None = None, overrides: Sequence[str] = ()
 ) -> ClaimResult:
@@ -90,7 +126,7 @@ def run_claim(
     try:
         cfg = config_lib.load_preset(claim.config, preset, overrides)
         key = jax.random.key(int(cfg.get("seed", 0)))
-        with _claim_context(claim):
+        with _claim_context(claim), _watchdog(claim.id, hard_limit_s(budget)):
             m = claim.experiment(cfg, key)
         if not isinstance(m, Measurement):
             raise TypeError(f"experiment returned {type(m).__name__}, not a Measurement")
