@@ -19,7 +19,7 @@ def main() -> None:
     import jax
     from threadpoolctl import threadpool_limits
 
-    from jaxpapers.core.bench import report_ratio, time_fn
+    from jaxpapers.core.bench import report_ratio, time_interleaved
     from jaxpapers.llm_economics import model, reference, solve
     from jaxpapers.llm_economics.model import FirmParams
 
@@ -40,13 +40,19 @@ def main() -> None:
             ref = reference.sweep_compute_bound(firms)
             err = float(np.max(np.abs(np.asarray(sol.N) / ref["N"] - 1)))
             print(f"{name}: max |N*_jax / N*_numpy - 1| = {err:.2e}")
-            # Medians over many JAX calls (each is ~1 ms) and a few NumPy loops: robust to a busy machine.
-            t_jax = time_fn(solve.sweep_compute_bound, batch, repeats=50, min_time_s=1.0)
-            t_np = time_fn(reference.sweep_compute_bound, firms, warmup=0, repeats=5 if n < 100 else 1)
-            report_ratio(f"{name}: sweep", t_np, t_jax, baseline="numpy loop", candidate="jax vmap+jit", goal=20)
+            # Interleaved medians (JAX calls are ~1 ms, a NumPy loop ~20 ms): both sides see the same machine state.
+            fns = {
+                "numpy": lambda fs=firms: reference.sweep_compute_bound(fs),
+                "jax": lambda b=batch: solve.sweep_compute_bound(b),
+            }
             if n < 100:
-                t_sp = time_fn(lambda fs: [reference.solve_compute_bound_scipy(f) for f in fs], firms, repeats=5)
-                report_ratio(f"{name}: sweep", t_sp, t_jax, baseline="scipy trust-exact loop", candidate="jax")
+                fns["scipy"] = lambda fs=firms: [reference.solve_compute_bound_scipy(f) for f in fs]
+            times = time_interleaved(fns, rounds=7 if n < 100 else 3, min_time_s=0.2 if n < 100 else 0.0)
+            report_ratio(
+                f"{name}: sweep", times["numpy"], times["jax"], baseline="numpy loop", candidate="jax vmap+jit", goal=20
+            )
+            if n < 100:
+                report_ratio(f"{name}: sweep", times["scipy"], times["jax"], baseline="scipy trust-exact loop")
 
 
 if __name__ == "__main__":

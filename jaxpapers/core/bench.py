@@ -27,6 +27,25 @@ def time_fn(fn: Callable[..., Any], *args: Any, warmup: int = 1, repeats: int = 
     return statistics.median(times)
 
 
+def time_interleaved(
+    fns: dict[str, Callable[[], Any]], *, rounds: int = 7, min_time_s: float = 0.05
+) -> dict[str, float]:
+    """Median wall time (s) of each zero-argument function, measured in alternation.
+
+    Each of ``rounds`` rounds times every function in turn (repeating it for at least ``min_time_s`` and
+    taking the median), so a baseline and a candidate see the same machine state: on a shared or
+    frequency-scaling machine the ratio of interleaved medians is stable where separate runs drift by 2x.
+    Every function runs once before timing (compilation, caches).
+    """
+    for fn in fns.values():
+        jax.block_until_ready(fn())
+    per_round: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            per_round[name].append(time_fn(fn, warmup=0, repeats=1, min_time_s=min_time_s))
+    return {name: statistics.median(times) for name, times in per_round.items()}
+
+
 def report_ratio(
     name: str,
     baseline_s: float,

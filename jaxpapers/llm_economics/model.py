@@ -21,6 +21,7 @@ Data-bound regime (D fixed at the available data D_max), with a data-constrained
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -82,6 +83,30 @@ class FirmParams:
 
 
 _POSITIVE = ("R0", "gamma", "E", "D_max", "ell0", "ell_max", "tokens_per_param", "r_d_star", "r_n_star")
+
+
+_NONNEGATIVE = ("E0", "rho")  # may be 0; every other numeric field must be > 0 (and all finite)
+
+
+@functools.lru_cache(maxsize=64)
+def _strictly_positive_columns(treedef) -> np.ndarray:
+    """Bool mask over the flattened leaves of a ``FirmParams`` treedef: True where the field must be > 0."""
+    names = [
+        path[-1].name
+        for path, _ in jax.tree_util.tree_flatten_with_path(jax.tree.unflatten(treedef, [0] * treedef.num_leaves))[0]
+    ]
+    return np.array([name not in _NONNEGATIVE for name in names])
+
+
+def rows_in_range(rows: np.ndarray, treedef, demand: str) -> bool:
+    """Whether every firm of a packed batch (``rows[i]`` = the flattened leaves of firm i) is valid.
+
+    One vectorised test for the hot path of the sweeps; on False, :func:`validate_params` names the bad value.
+    """
+    if demand == "loguniform":
+        return False  # the ell_max > ell0 test needs the named fields: leave it to validate_params
+    strict = _strictly_positive_columns(treedef)
+    return bool(np.all(np.isfinite(rows)) and np.all(rows[:, strict] > 0) and np.all(rows[:, ~strict] >= 0))
 
 
 def validate_params(params: FirmParams) -> None:

@@ -26,12 +26,13 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from flax import struct
 from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import sim
-from jaxpapers.core.errors import require_x64
+from jaxpapers.core.errors import is_traced, require_x64
 from jaxpapers.llm_economics import demand as demand_lib
 from jaxpapers.llm_economics import model
 from jaxpapers.llm_economics import scaling_laws as sl
@@ -228,19 +229,43 @@ def _compute_bound_batch(params: FirmParams, options: SolverOptions) -> Solution
     return _nan_where(bounded, sol)
 
 
-@functools.partial(jax.jit, static_argnames=("options",))
-def _compute_bound_jit(params: FirmParams, options: SolverOptions) -> Solution:
-    return sim.map_chunks(lambda p: _compute_bound_batch(p, options), params, options.chunk_size)
+class _Packed(NamedTuple):
+    """A batch of firms as one host array (one transfer per call instead of one per leaf) and its layout."""
+
+    rows: Float[Array, "bucket leaves"]  # row i = the flattened numeric leaves of firm i; padded to a bucket
+    treedef: Any  # FirmParams structure (with its static demand/cap_kind)
+    n: int  # true rows
+    single: bool  # the caller passed one firm (scalar leaves)
 
 
-def _prepare(params: FirmParams, options: SolverOptions) -> tuple[FirmParams, int, bool]:
-    """(padded float64 batch, true rows, single firm?): padding happens here, outside jit, so a batch of 1, 6
-    or 21 firms hits the same compiled program; padded rows repeat the last firm and are dropped after."""
+def _prepare(params: FirmParams, options: SolverOptions) -> _Packed:
+    """Validates ``params`` and packs them, padded to a bucket: a batch of 1, 6 or 21 firms hits the same
+    compiled program; padded rows repeat the last firm and are dropped by :func:`_finish`."""
     n = model.batch_size(params)
     single = n is None
     n = 1 if single else n
-    batch = model.broadcast_params(params, n)
-    return sim.pad_rows(batch, sim.bucket_size(n, options.chunk_size)), n, single
+    bucket = sim.bucket_size(n, options.chunk_size)
+    leaves, treedef = jax.tree.flatten(params)
+    if any(is_traced(x) for x in leaves):  # under an outer vmap/jit: nothing to inspect or transfer
+        rows = jnp.stack(jax.tree.leaves(model.broadcast_params(params, n)), axis=1)
+        return _Packed(sim.pad_rows(rows, bucket), treedef, n, single)
+    rows = np.empty((bucket, len(leaves)))  # filled column by column: no per-leaf broadcast copies
+    for column, leaf in enumerate(leaves):
+        rows[:n, column] = leaf
+    rows[n:] = rows[n - 1]
+    if not model.rows_in_range(rows[:n], treedef, params.demand):
+        model.validate_params(params)  # raises, naming the field and element
+    return _Packed(rows, treedef, n, single)
+
+
+def _unpack(rows: Float[Array, "b leaves"], treedef) -> FirmParams:
+    return jax.tree.unflatten(treedef, [rows[:, i] for i in range(rows.shape[1])])
+
+
+@functools.partial(jax.jit, static_argnames=("treedef", "options"))
+def _compute_bound_jit(rows: Float[Array, "b leaves"], treedef, options: SolverOptions) -> Solution:
+    batch = _unpack(rows, treedef)
+    return sim.map_chunks(lambda p: _compute_bound_batch(p, options), batch, options.chunk_size)
 
 
 @functools.partial(jax.jit, static_argnames=("n", "single"))
@@ -256,9 +281,8 @@ def sweep_compute_bound(params: FirmParams, options: SolverOptions = DEFAULT_OPT
     come back as NaN instead of raising, so sweeps may cross 1/λ.
     """
     require_x64("sweep_compute_bound")
-    model.validate_params(params)
-    batch, n, single = _prepare(params, options)
-    return _finish(_compute_bound_jit(batch, options), n, single)
+    packed = _prepare(params, options)
+    return _finish(_compute_bound_jit(packed.rows, packed.treedef, options), packed.n, packed.single)
 
 
 def solve_compute_bound(params: FirmParams, options: SolverOptions = DEFAULT_OPTIONS) -> Solution:
@@ -269,10 +293,9 @@ def solve_compute_bound(params: FirmParams, options: SolverOptions = DEFAULT_OPT
     batches, which skips the Adam fallback when no row needs it).
     """
     require_x64("solve_compute_bound")
-    model.validate_params(params)
+    packed = _prepare(params, options)
     model.check_bounded(params)
-    batch, n, single = _prepare(params, options)
-    return _finish(_compute_bound_jit(batch, options), n, single)
+    return _finish(_compute_bound_jit(packed.rows, packed.treedef, options), packed.n, packed.single)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -380,9 +403,10 @@ def _data_bound_batch(params: FirmParams, options: SolverOptions) -> DataBoundSo
     return _data_bound_solution(log_n, None, params, grad_norm, at_cap, bracketed, jnp.zeros_like(at_cap))
 
 
-@functools.partial(jax.jit, static_argnames=("options",))
-def _data_bound_jit(params: FirmParams, options: SolverOptions) -> DataBoundSolution:
-    return sim.map_chunks(lambda p: _data_bound_batch(p, options), params, options.chunk_size)
+@functools.partial(jax.jit, static_argnames=("treedef", "options"))
+def _data_bound_jit(rows: Float[Array, "b leaves"], treedef, options: SolverOptions) -> DataBoundSolution:
+    batch = _unpack(rows, treedef)
+    return sim.map_chunks(lambda p: _data_bound_batch(p, options), batch, options.chunk_size)
 
 
 def solve_data_bound(
@@ -395,17 +419,15 @@ def solve_data_bound(
     require_x64("solve_data_bound")
     if D is not None:
         params = params.replace(D_max=D)
-    model.validate_params(params)
-    batch, n, single = _prepare(params, options)
-    return _finish(_data_bound_jit(batch, options), n, single)
+    packed = _prepare(params, options)
+    return _finish(_data_bound_jit(packed.rows, packed.treedef, options), packed.n, packed.single)
 
 
 def sweep_data_bound(params: FirmParams, options: SolverOptions = DEFAULT_OPTIONS) -> DataBoundSolution:
     """Data-bound optima of a batch of firms (leading axis on the leaves) in one jitted computation."""
     require_x64("sweep_data_bound")
-    model.validate_params(params)
-    batch, n, single = _prepare(params, options)
-    return _finish(_data_bound_jit(batch, options), n, single)
+    packed = _prepare(params, options)
+    return _finish(_data_bound_jit(packed.rows, packed.treedef, options), packed.n, packed.single)
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.llm_economics import closed_form, demand, model, reference, settings
+from jaxpapers.llm_economics import closed_form, demand, model, reference, settings, solve
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.model import FirmParams
 
@@ -139,3 +139,30 @@ def test_firm_config_builds_params(x64):
     p = settings.FirmConfig(law="hoffmann_rounded", rho=2e5).params(E=1e19)
     assert p.law is sl.HOFFMANN_ROUNDED and p.rho == 2e5 and p.E == 1e19
     assert settings.LAW_NAMES == tuple(sl.LAWS)
+
+
+def test_fast_row_check_agrees_with_named_validation(x64):
+    """The sweeps' one-shot range test (``rows_in_range``) accepts exactly what ``validate_params`` accepts.
+
+    Random valid batches, then single adversarial entries (0, -0.0, negative, tiny, NaN, ±inf) in every
+    field, including the two fields that may be 0 (law.E0, rho).
+    """
+    rng = np.random.default_rng(0)
+    base, _ = model.param_grid(FirmParams(), {"E": np.logspace(17, 19, 5), "rho": [0.0, 2e5]})
+    leaves, treedef = jax.tree.flatten(base)
+    rows = np.stack([np.asarray(x, np.float64) for x in leaves], axis=1) * rng.uniform(0.5, 2.0, (10, len(leaves)))
+    for value in (None, 0.0, -0.0, -1e-300, 5e-324, np.nan, np.inf, -np.inf):
+        for column in range(len(leaves)) if value is not None else [0]:
+            bad = rows.copy()
+            if value is not None:
+                bad[int(rng.integers(10)), column] = value
+            params = jax.tree.unflatten(treedef, list(bad.T))
+            try:
+                model.validate_params(params)
+                valid = True
+            except ConfigError:
+                valid = False
+            assert model.rows_in_range(bad, treedef, "pareto") == valid, (value, column)
+            if not valid:  # the sweep reports the named error, not a NaN solution
+                with pytest.raises(ConfigError, match=r"\[\d\]=.* is out of range"):
+                    solve.sweep_compute_bound(params)
