@@ -47,9 +47,21 @@ def principal_angles(a: Float[Array, "Ka D"], b: Float[Array, "Kb D"]) -> Float[
 
 
 def subspace_distance(a: Float[Array, "Ka D"], b: Float[Array, "Kb D"]) -> Float[Array, ""]:
-    """``1 - (1/k) Σ cos^2 θ_i`` over the principal angles (0: equal, 1: orthogonal; Kamai et al.)."""
-    theta = principal_angles(a, b)
-    return jnp.mean(jnp.sin(theta) ** 2)
+    """``1 - (1/k) Σ cos^2 θ_i = (1/k) Σ sin^2 θ_i`` over the k = min(Ka, Kb) principal angles (0: equal,
+    1: orthogonal; Kamai et al.).
+
+    Computed without an SVD of the angles: for orthonormal bases ``Qa`` (the larger) and ``Qb``,
+    ``Σ sin^2 θ_i = ||(I - Qa Qa^T) Qb||_F^2``, the squared norm of the residual of projecting ``Qb`` on the
+    span of ``Qa``. Summing the residual directly keeps small distances to full relative precision
+    (``1 - Σ cos^2`` would cancel).
+    """
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"a and b must live in one space; got shapes {a.shape} and {b.shape}")
+    qa, qb = row_basis(a), row_basis(b)
+    if qa.shape[1] < qb.shape[1]:
+        qa, qb = qb, qa
+    residual = qb - qa @ (qa.T @ qb)
+    return jnp.sum(residual**2) / qb.shape[1]
 
 
 def max_angle(a: Float[Array, "Ka D"], b: Float[Array, "Kb D"]) -> Float[Array, ""]:

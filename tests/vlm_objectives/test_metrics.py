@@ -47,6 +47,25 @@ def test_subspace_distance_endpoints_and_staircase_values(x64):
     assert float(metrics.subspace_distance(eye[:3], eye[1:4])) == pytest.approx(1 / 3)
 
 
+def test_subspace_distance_matches_scipy_angles_including_tiny_and_unequal(x64):
+    """Against ``scipy.linalg.subspace_angles`` (mean sin^2 over the min(Ka, Kb) angles): random pairs of
+    equal and unequal dimension, scaled rows, and a planted tiny angle where ``1 - Σ cos^2`` would cancel."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(3)
+    for ka, kb in [(3, 3), (2, 4), (4, 1), (5, 5)]:
+        a, b = rng.normal(size=(ka, 9)), rng.normal(size=(kb, 9)) * rng.uniform(0.1, 10, (kb, 1))
+        want = np.mean(np.sin(scipy.linalg.subspace_angles(a.T, b.T)) ** 2)
+        got = float(metrics.subspace_distance(jnp.asarray(a), jnp.asarray(b)))
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (ka, kb)
+    q = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+    theta = 1e-9
+    a = q[:, :2].T
+    b = np.stack([q[:, 0], np.cos(theta) * q[:, 1] + np.sin(theta) * q[:, 2]])
+    got = float(metrics.subspace_distance(jnp.asarray(a), jnp.asarray(3.0 * b)))
+    assert got == pytest.approx(np.sin(theta) ** 2 / 2, rel=1e-6)
+
+
 def brute_recall(scores, positives, k):
     hits = 0
     for q in range(scores.shape[0]):
