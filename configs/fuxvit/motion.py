@@ -7,15 +7,20 @@ positions that keep it inside the frame, so the set of frames carries no directi
 only position signal and its temporal rotation cancels inside a frame, so the static per-frame ViT
 (k = 0) sees no time at all and must stay near chance (0.25).
 
-    jaxpapers verify fuxvit/F8a fuxvit/F8b                                      # quick: ~35 s each on 2 CPU cores
+    jaxpapers verify fuxvit/F8a fuxvit/F8b                                      # quick: 20-40 s each on 2 CPU cores
     jaxpapers train --config configs/fuxvit/motion.py --workdir /tmp/motion     # the FuxViT model alone
 
-Expected (quick): FuxViT ≥ 0.9 is the spec's bar; whether 300 steps suffice is open (the spec's
-prototype without RoPE did not get there): the claim reports what is measured. We measure chance
-(≈ 0.25, training loss flat at ln 4, also after 1,200 steps and with dense frame-causal attention).
-Static ≈ 0.25.
+Expected (quick): FuxViT ≥ 0.9 is the spec's bar; we measure chance: 0.270 / 0.258 / 0.270 for
+seeds 0 / 1 / 2 (training loss flat at ln 4). Static: 0.301 / 0.266 / 0.273 (≤ 0.35, passes).
+The quick budget is the spec's (batch 16, 300 steps); lr is our choice (the spec's
+1.5e-4·batch/256 is the pretraining rate). lr = 5e-4 was chosen on the easy control (tubelet 2,
+where the patch embedding itself sees motion): it leaves its ln 4 plateau after ≈ 300 steps and
+reaches 1.0 by 1,500, while 1e-3 and 2e-3 stay on the plateau for 450 steps. With tubelet 1 the
+loss stays at ln 4 for 1,500 steps (FuxViT and dense frame-causal alike) and FuxViT's starts to
+fall only after ≈ 2,000 steps (held-out 0.56 at 4,000 steps with 16,384 clips, 300 s): far beyond
+the 60 s budget, so F8a fails; see the README's notes.
 Presets: ``tiny`` (tests), ``quick`` (T = 8 frames of P = 16 tokens, D = 64, L = 2, H = 4, k = 2,
-batch 16, 300 steps per model, ~10 s each on 2 quiet cores), ``full`` (b16, T = 32, 224 px).
+batch 16, 300 steps per model, 20-40 s each here), ``full`` (b16, T = 32, 224 px).
 """
 
 import dataclasses
@@ -54,7 +59,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         )
     )
     cfg.train = ml_collections.ConfigDict(dict(steps=300, batch_size=16, log_every=50, eval_every=300, ckpt_every=300))
-    cfg.optim = ml_collections.ConfigDict(dict(lr=2e-3, b1=0.9, b2=0.95, weight_decay=0.05, warmup_frac=0.05, clip=1.0))
+    cfg.optim = ml_collections.ConfigDict(dict(lr=5e-4, b1=0.9, b2=0.95, weight_decay=0.05, warmup_frac=0.05, clip=1.0))
     # Claim thresholds (spec F8): FuxViT ≥ 0.9, static ≤ 0.35 (chance 0.25).
     cfg.min_accuracy, cfg.max_static_accuracy = 0.9, 0.35
 
