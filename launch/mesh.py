@@ -18,7 +18,8 @@ import jax
 from jax.sharding import AxisType, Mesh
 
 from jaxpapers.core.axes import MESH_AXES
-from jaxpapers.core.errors import ConfigError, choices_text
+from jaxpapers.core.checks import choices_text
+from jaxpapers.core.errors import ConfigError
 
 
 def resolve_axis_sizes(axis_sizes: Mapping[str, int], num_devices: int) -> dict[str, int]:

@@ -5,9 +5,11 @@
         --topology v5p-128 --config.strategy=fsdp_tp_cp
 
 Steps: start multi-host JAX when under a launcher, load and check the config, build the mesh (from
-the config's ``mesh`` field, or the topology's default), write the resolved config into the
-workdir, and call the paper's ``train(cfg, workdir, *, mesh)`` (``cfg.entry`` may name another
-``module:function``). Training itself is ``jaxpapers.core.train.fit``.
+the config's ``mesh`` field, or the topology's default), pick the logical-axis rules
+(``rules.get(cfg.rules_family, cfg.strategy)``), write the resolved config into the workdir, and
+call the paper's ``train(cfg, workdir, *, mesh, rules)`` (``cfg.entry`` may name another
+``module:function``). Papers never import ``launch``: the mesh and rules arrive as arguments.
+Training itself is ``jaxpapers.core.train.fit``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,16 @@ def build_mesh(cfg: Any, topology: str | None):
     return mesh_lib.make_mesh(sizes or {"data": -1})
 
 
+def pick_rules(cfg: Any):
+    """The rule table of ``cfg.rules_family`` and ``cfg.strategy``; None when the config names no family."""
+    from jaxpapers.launch import rules as rules_lib
+
+    family = cfg.get("rules_family", None)
+    if family is None:
+        return None
+    return rules_lib.get(family, cfg.get("strategy", "dp"))
+
+
 def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str | None = None) -> Any:
     """Loads ``spec``, builds the mesh and trains into ``workdir``; returns the paper's FitResult."""
     from jaxpapers.launch import mesh as mesh_lib
@@ -69,8 +81,9 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
     cfg = config_lib.load(spec, overrides=overrides)
     entry = resolve_entry(cfg, spec)
     mesh = build_mesh(cfg, topology)
+    rules = pick_rules(cfg)
     config_lib.save(cfg, workdir, config=spec, overrides=list(overrides), topology=topology)
-    return entry(cfg, workdir, mesh=mesh)
+    return entry(cfg, workdir, mesh=mesh, rules=rules)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

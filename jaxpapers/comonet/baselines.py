@@ -28,7 +28,8 @@ from flax.linen.dtypes import promote_dtype
 from jaxtyping import Array, Float
 
 from jaxpapers.comonet.regimes import GroupSpec, parse_regimes
-from jaxpapers.core.errors import ConfigError, check_range, check_shape
+from jaxpapers.core.checks import check_range, check_shape
+from jaxpapers.core.errors import ConfigError
 
 _XAVIER = nn.initializers.xavier_uniform()
 

@@ -40,7 +40,8 @@ from jaxtyping import Array, Float
 
 from jaxpapers.comonet.regimes import GroupSpec, parse_regimes
 from jaxpapers.core import sim
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError
 
 ApplyFn = Callable[[Any, Array], Array]  # apply_fn(params, x [B, D]) -> [B] or [B, K]
 

@@ -28,8 +28,9 @@ import grain
 import numpy as np
 
 from jaxpapers.comonet.regimes import GroupSpec, parse_regimes
+from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.data import ArraySource, train_batches
-from jaxpapers.core.errors import ConfigError, check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 
 NINE_REGIMES: tuple[str, ...] = ("free", "inc", "dec", "cvx", "ccv", "cvx_inc", "cvx_dec", "ccv_inc", "ccv_dec")
 TASKS: tuple[str, ...] = ("regression", "binary")

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from flax.linen.dtypes import promote_dtype
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import check_choice
+from jaxpapers.core.checks import check_choice
 
 ACTS: tuple[str, ...] = ("softplus", "relu")
 EXP_CLAMP = 8.0

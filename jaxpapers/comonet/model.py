@@ -45,7 +45,8 @@ from jaxtyping import Array, Float
 
 from jaxpapers.comonet import layers
 from jaxpapers.comonet.regimes import GroupSpec, parse_regimes
-from jaxpapers.core.errors import ConfigError, check_choice, check_range, check_shape
+from jaxpapers.core.checks import check_choice, check_range, check_shape
+from jaxpapers.core.errors import ConfigError
 
 STREAMS: tuple[str, ...] = ("free", "mono", "convex", "concave", "confluence")
 CONTROLS: tuple[str, ...] = ("none", "convex_identity", "confluence_leak")

@@ -32,7 +32,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from jaxpapers.core.errors import ConfigError, choices_text
+from jaxpapers.core.checks import choices_text
+from jaxpapers.core.errors import ConfigError
 
 
 class Regime(enum.StrEnum):

@@ -31,7 +31,8 @@ from jaxpapers.comonet.model import COMONet
 from jaxpapers.comonet.regimes import GroupSpec, parse_regimes
 from jaxpapers.core import axes, sim
 from jaxpapers.core import config as config_lib
-from jaxpapers.core.errors import ConfigError, check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.train import FitResult, TrainState, init_state, make_train_step
 from jaxpapers.core.train import fit as core_fit
 

@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 import ml_collections
 from etils import epath
 
-from jaxpapers.core.errors import ConfigError, UnknownNameError, check_choice, choices_text
+from jaxpapers.core.checks import check_choice, choices_text
+from jaxpapers.core.errors import ConfigError, UnknownNameError
 
 PRESETS: tuple[str, ...] = ("tiny", "quick", "full")
 T = TypeVar("T")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpapers.core.errors import check_range
+from jaxpapers.core.checks import check_range
 
 
 def copy_task(num_examples: int, *, half_len: int, vocab_size: int, seed: int) -> dict[str, np.ndarray]:

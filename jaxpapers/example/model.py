@@ -13,7 +13,7 @@ from jaxtyping import Array, Float, Int
 
 from jaxpapers.core import axes
 from jaxpapers.core import nn as jpnn
-from jaxpapers.core.errors import check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 
 @dataclasses.dataclass(frozen=True)

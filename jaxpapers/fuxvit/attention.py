@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
-from jaxpapers.core.errors import check_choice
+from jaxpapers.core.checks import check_choice
 from jaxpapers.fuxvit import routing
 from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference, to_frames
 

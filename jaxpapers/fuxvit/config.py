@@ -13,7 +13,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from jaxpapers.core.errors import ConfigError, check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 
 FSA_MODES: tuple[str, ...] = ("plain", "gated")
 ATTN_IMPLS: tuple[str, ...] = ("reference", "pallas", "dense_causal", "dense_full", "static")

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from jaxpapers.core.errors import ClaimSkipped, ConfigError, check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ClaimSkipped, ConfigError
 
 COLOURS = np.array(  # 6 shape colours
     [[0.9, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.2, 0.9], [0.9, 0.9, 0.1], [0.8, 0.1, 0.8], [0.1, 0.8, 0.8]],

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxpapers.core.errors import ConfigError, JaxpapersError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError, JaxpapersError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 

@@ -14,7 +14,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
-from jaxpapers.core.errors import ConfigError, check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.config import ROUTER_POOLS
 
 

@@ -18,8 +18,9 @@ import numpy as np
 import optax
 
 from jaxpapers.core import config as config_lib
+from jaxpapers.core.checks import check_choice
 from jaxpapers.core.data import ArraySource, train_batches
-from jaxpapers.core.errors import ConfigError, check_choice
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.train import FitResult, fit, init_state, make_train_step
 from jaxpapers.fuxvit import data as data_lib
 from jaxpapers.fuxvit import routing

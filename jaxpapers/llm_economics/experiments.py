@@ -16,9 +16,10 @@ import numpy as np
 from matplotlib import ticker
 
 from jaxpapers.core import plots
+from jaxpapers.core.checks import check_range
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.llm_economics import closed_form, model, solve, trends
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.fit import fit_exponents

@@ -31,7 +31,8 @@ import numpy as np
 from flax import struct
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import ConfigError, check_choice, check_range, is_traced
+from jaxpapers.core.checks import check_choice, check_range, is_traced
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.llm_economics import demand as demand_lib
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.settings import CALIBRATED_R0, CAP_KINDS

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from flax import struct
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 Scalar = Float[Array, ""] | float
 

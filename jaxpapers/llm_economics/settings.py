@@ -13,7 +13,7 @@ from typing import Any
 
 import ml_collections
 
-from jaxpapers.core.errors import check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 LAW_NAMES: tuple[str, ...] = ("besiroglu", "hoffmann_rounded", "hoffmann_unrounded")
 DEMANDS: tuple[str, ...] = ("pareto", "loglogistic", "loguniform")

@@ -32,7 +32,7 @@ from flax import struct
 from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import sim
-from jaxpapers.core.errors import is_traced, require_x64
+from jaxpapers.core.checks import is_traced, require_x64
 from jaxpapers.llm_economics import demand as demand_lib
 from jaxpapers.llm_economics import model
 from jaxpapers.llm_economics import scaling_laws as sl

@@ -15,7 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxpapers.core import sim
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.resource_allocation.valuations import Valuation, check_valuation
 
 

@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import check_range
+from jaxpapers.core.checks import check_range
 from jaxpapers.resource_allocation.batching import (
     batched,
     check_alpha,

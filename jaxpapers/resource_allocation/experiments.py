@@ -16,9 +16,10 @@ import ml_collections
 import numpy as np
 
 from jaxpapers.core import memo, plots, sim
+from jaxpapers.core.checks import check_range
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.resource_allocation import bounds, families
 from jaxpapers.resource_allocation.batching import batched, batched_over_alphas
 from jaxpapers.resource_allocation.equilibrium import (

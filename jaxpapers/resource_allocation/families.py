@@ -12,7 +12,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.resource_allocation.bounds import tight_slope
 from jaxpapers.resource_allocation.valuations import Valuation
 

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxpapers.core import sim
-from jaxpapers.core.errors import check_range
+from jaxpapers.core.checks import check_range
 from jaxpapers.resource_allocation.valuations import LINEAR, POWER, Valuation
 
 LOG_W_RANGE = (jnp.log(1e-4), 0.0)  # efficiency is scale-free: keep slopes in [1e-4, 1]

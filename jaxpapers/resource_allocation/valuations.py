@@ -29,7 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Float, Int
 
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError
 
 LINEAR, POWER, LOG = 0, 1, 2
 KIND_NAMES = ("linear", "power", "log")

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.vlm_objectives.latent_model import Cov
 
 DIRECTIONS: tuple[str, ...] = ("x2y", "y2x")

@@ -23,7 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import ConfigError, check_range
+from jaxpapers.core.checks import check_range
+from jaxpapers.core.errors import ConfigError
 
 
 @chex.dataclass(frozen=True, mappable_dataclass=False)

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float, Int
 
-from jaxpapers.core.errors import check_choice
+from jaxpapers.core.checks import check_choice
 from jaxpapers.vlm_objectives.latent_model import Cov
 
 # --------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
-from jaxpapers.core.errors import check_choice, check_shape
+from jaxpapers.core.checks import check_choice, check_shape
 from jaxpapers.vlm_objectives.latent_model import Cov
 
 

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxpapers.core import axes
-from jaxpapers.core.errors import check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 OBJECTIVES: tuple[str, ...] = ("clip", "siglip", "jepa_x2y", "jepa_y2x", "gen_x2y", "gen_y2x")
 TOWERS: tuple[str, ...] = ("linear", "mlp")

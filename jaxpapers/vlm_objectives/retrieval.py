@@ -19,7 +19,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import ConfigError, check_choice
+from jaxpapers.core.checks import check_choice
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.vlm_objectives import metrics
 from jaxpapers.vlm_objectives.closed_form import EncoderSolution
 from jaxpapers.vlm_objectives.latent_model import Cov

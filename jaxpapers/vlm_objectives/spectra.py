@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxpapers.core.errors import check_choice
+from jaxpapers.core.checks import check_choice
 from jaxpapers.vlm_objectives.latent_model import PlantedParams
 
 METHODS: tuple[str, ...] = ("cca", "gen_x2y", "gen_y2x")

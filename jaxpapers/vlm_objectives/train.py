@@ -25,7 +25,8 @@ import optax
 from jaxtyping import Array, Float
 
 from jaxpapers.core import sim
-from jaxpapers.core.errors import ConfigError, check_choice, check_range
+from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.train import TrainState, make_train_step
 from jaxpapers.vlm_objectives import latent_model, losses
 from jaxpapers.vlm_objectives.models import ModelConfig, ObjectiveModel

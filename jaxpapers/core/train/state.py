@@ -34,6 +34,19 @@ class TrainState:
     def key(self) -> jax.Array:
         return jax.random.wrap_key_data(self.rng)
 
+    @classmethod
+    def create(
+        cls, params: Any, tx: optax.GradientTransformation, key: jax.Array, extras: Any = None
+    ) -> TrainState:
+        """Step 0 with ``tx``'s fresh optimizer state; ``key`` (a typed PRNG key) seeds the step keys."""
+        return cls(
+            step=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=tx.init(params),
+            rng=jax.random.key_data(key),
+            extras={} if extras is None else extras,
+        )
+
 
 def init_state(
     init_params: Callable[[jax.Array], Any],
@@ -56,13 +69,7 @@ def init_state(
 
     def make(pkey: jax.Array) -> TrainState:
         params = init_params(pkey)
-        return TrainState(
-            step=jnp.zeros((), jnp.int32),
-            params=params,
-            opt_state=tx.init(params),
-            rng=jax.random.key_data(state_key),
-            extras=extras(params) if extras is not None else {},
-        )
+        return TrainState.create(params, tx, state_key, extras(params) if extras is not None else None)
 
     abstract = jax.eval_shape(make, param_key)
     shardings = sharding_lib.tree_shardings(abstract, mesh, rules)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import jax
 import optax
@@ -11,12 +11,8 @@ import optax
 from jaxpapers.core.train.state import TrainState
 
 
-class LossFn(Protocol):
-    """``loss_fn(params, batch, key, *, train) -> (loss, aux)``; ``aux`` is a dict of scalar metrics."""
-
-    def __call__(
-        self, params: Any, batch: Any, key: jax.Array, *, train: bool
-    ) -> tuple[jax.Array, dict[str, jax.Array]]: ...
+# ``loss_fn(params, batch, key, *, train) -> (loss, aux)``; ``aux`` is a dict of scalar metrics.
+LossFn = Callable[..., tuple[jax.Array, dict[str, jax.Array]]]
 
 
 def make_train_step(

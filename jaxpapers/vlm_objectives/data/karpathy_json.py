@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jaxpapers.core.errors import ConfigError, check_choice
+from jaxpapers.core.checks import check_choice
+from jaxpapers.core.errors import ConfigError
 
 SPLITS: tuple[str, ...] = ("train", "val", "test", "restval")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpapers.core.errors import check_range
+from jaxpapers.core.checks import check_range
 
 SIZES = ("small", "medium", "large")
 COLORS = ("red", "green", "blue", "yellow", "cyan", "magenta")

@@ -9,7 +9,7 @@
   two batched QR decompositions with the sign fix of a Haar rotation, :func:`jaxpapers.vlm_objectives.
   latent_model.haar_orthogonal` for ``Qx`` and ``Qy``) intermittently never completes: every worker
   thread idles and the caller waits forever on the result. On this 2-core machine 2 of 2 runs of ten
-  calls hung without the flag, 0 of 5 with it (``tests/core/test_xla_workarounds.py``);
+  calls hung without the flag, 0 of 5 with it (``tests/core/test_xla_flags.py``);
   ``--xla_cpu_multi_thread_eigen=false`` does not help. Only the CPU backend reads the flag.
 """
 

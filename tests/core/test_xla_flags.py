@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from jaxpapers import xla_workarounds
+from jaxpapers.core import xla_flags
 
 # Ten calls of a vmapped program with two concurrent batched QRs (Haar rotations with the sign fix):
 # without the workaround this hung in 2 of 2 runs on a 2-core machine (jaxlib 0.10).
@@ -30,16 +30,16 @@ print("done")
 
 
 def test_flags_are_appended_once_and_user_settings_win():
-    flag = xla_workarounds.CPU_FLAGS[0]
+    flag = xla_flags.CPU_FLAGS[0]
     name = flag.split("=")[0]
-    assert xla_workarounds.with_flags("") == flag
-    assert xla_workarounds.with_flags("--a=1") == f"--a=1 {flag}"
-    assert xla_workarounds.with_flags(xla_workarounds.with_flags("--a=1")) == f"--a=1 {flag}"
-    assert xla_workarounds.with_flags(f"{name}=true") == f"{name}=true"  # the user's choice stays
+    assert xla_flags.with_flags("") == flag
+    assert xla_flags.with_flags("--a=1") == f"--a=1 {flag}"
+    assert xla_flags.with_flags(xla_flags.with_flags("--a=1")) == f"--a=1 {flag}"
+    assert xla_flags.with_flags(f"{name}=true") == f"{name}=true"  # the user's choice stays
 
 
 def test_import_sets_the_flag():
-    assert xla_workarounds.CPU_FLAGS[0] in os.environ["XLA_FLAGS"].split()
+    assert xla_flags.CPU_FLAGS[0] in os.environ["XLA_FLAGS"].split()
 
 
 def test_two_concurrent_qrs_complete():
