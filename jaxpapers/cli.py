@@ -44,6 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--preset", default="quick", choices=("tiny", "quick", "full"))
     p.add_argument("--out", default=None, help="output directory (default: results/<preset>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--strict-budgets",
+        action="store_true",
+        help="exit 2 when a claim overruns its time budget (CI); otherwise overruns are only reported",
+    )
 
     p = sub.add_parser("train", help="train a config through the shared trainer")
     from jaxpapers.launch.train import add_arguments
@@ -167,6 +172,7 @@ def _verify(args, rest) -> int:
         "skipped": "yellow",
         "report": "cyan",
         "divergent": "magenta",
+        "inconclusive": "yellow",
     }
 
     def show(r: verify.ClaimResult) -> None:
@@ -189,13 +195,27 @@ def _verify(args, rest) -> int:
         table.add_row(r.id, r.predicted, r.measured, r.criterion, verdict, f"{r.seconds:.1f}")
     con.print(table)
     paths = verify.write_reports(results, out, env)
-    code = verify.exit_code(results)
+    code = verify.exit_code(results, strict_budgets=args.strict_budgets)
     counts = {v: sum(r.verdict == v for r in results) for v in verify.VERDICT_ORDER}
-    con.print(
-        " ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; wrote {paths['json']} and {paths['markdown']}; "
-        f"exit {code}"
-    )
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    con.print(f"{summary}; wrote {paths['json']} and {paths['markdown']}")
+    slow = verify.over_budget(results)
+    if slow:
+        con.print(
+            f"{len(slow)} claim{'s' if len(slow) > 1 else ''} over budget"
+            + (" (an error under --strict-budgets)" if args.strict_budgets else " (reported; CI uses --strict-budgets)")
+            + ": "
+            + ", ".join(f"{r.id} {r.seconds:.1f} s > {r.budget_s:g} s" for r in slow)
+        )
+    con.print(f"exit {code}: " + _EXIT_MEANING[code])
     return code
+
+
+_EXIT_MEANING = {
+    0: "every claim passes or is skipped, report-only, divergent or inconclusive",
+    1: "a claim fails honestly (see the rows above)",
+    2: "a claim errored" + " or overran its budget under --strict-budgets",
+}
 
 
 def _config_overrides(rest: list[str]) -> list[str]:

@@ -19,7 +19,9 @@ verify`` runs every claim's preset through :func:`jaxpapers.core.verify.run_clai
 
 Verdicts: ``pass``, ``fail`` (an honest miss), ``error`` (the experiment raised or overran its
 budget), ``skipped`` (a requirement is unmet, e.g. no GPU), ``report`` (report-only rows) and
-``divergent`` (measured as our reconstruction predicts, while the paper states otherwise).
+``divergent`` (measured as our reconstruction predicts, while the paper states otherwise) and
+``inconclusive`` (a negative control whose positive claim did not pass: e.g. "the static model
+fails" says nothing when the model that should succeed failed too).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-Verdict = Literal["pass", "fail", "error", "skipped", "report", "divergent"]
-VERDICTS: tuple[str, ...] = ("pass", "fail", "error", "skipped", "report", "divergent")
+Verdict = Literal["pass", "fail", "error", "skipped", "report", "divergent", "inconclusive"]
+VERDICTS: tuple[str, ...] = ("pass", "fail", "error", "skipped", "report", "divergent", "inconclusive")
 Kind = Literal["closed_form", "ordering", "scaling", "guarantee", "reproduction"]
 KINDS: tuple[str, ...] = ("closed_form", "ordering", "scaling", "guarantee", "reproduction")
 HARD_BUDGET_S = 60.0  # no quick preset may take longer on 2 CPU cores, compilation included
@@ -368,13 +370,17 @@ class Claim:
       presets: the presets this claim can run; others are reported as ``skipped``.
       requires: ``"gpu"`` marks claims that are skipped on a CPU.
       x64: run the experiment inside ``jax.enable_x64(True)``.
-      predicted_text: how to print the prediction when it is not a number (e.g. "≥ 0.75").
+      control_of: the id of the positive claim this claim is a negative control of. The runner
+        runs the positive claim too, and the control's verdict is ``inconclusive`` unless the
+        positive claim passes.
+      predicted_text: how to print a prediction that is not a number (a formula, "chance") —
+        never a criterion: thresholds live only in ``predicate``.
     """
 
     id: str
     statement: str
     source: str
-    kind: Kind
+    kind: str  # one of KINDS (checked in __post_init__ with a message naming the claim)
     experiment: Experiment
     config: str
     predicate: Predicate
@@ -382,6 +388,7 @@ class Claim:
     presets: Sequence[str] = ("tiny", "quick", "full")
     requires: Sequence[str] = ()
     x64: bool = False
+    control_of: str | None = None
     predicted_text: str | None = None
 
     def __post_init__(self):
@@ -392,6 +399,10 @@ class Claim:
             raise ValueError(f"claim {self.id}: kind={self.kind!r} not in {KINDS}")
         if self.budget_s.get("quick", 0) > HARD_BUDGET_S:
             raise ValueError(f"claim {self.id}: quick budget {self.budget_s['quick']} s exceeds {HARD_BUDGET_S} s")
+        if self.control_of is not None and self.control_of.split("/", 1)[0] != self.paper:
+            raise ValueError(f"claim {self.id}: control_of={self.control_of!r} must name a claim of {self.paper}")
+        if self.control_of == self.id:
+            raise ValueError(f"claim {self.id} cannot be a control of itself")
         unknown = set(self.requires) - {"gpu"}
         if unknown:
             raise ValueError(f"claim {self.id}: unknown requirement(s) {sorted(unknown)}; allowed: 'gpu'")

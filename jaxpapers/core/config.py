@@ -18,6 +18,7 @@ import ast
 import dataclasses
 import importlib.util
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -149,7 +150,7 @@ def apply_overrides(
     return cfg
 
 
-def save(cfg: ml_collections.ConfigDict, workdir: str | Path, **meta: Any) -> Path:
+def save(cfg: ml_collections.ConfigDict, workdir: str | os.PathLike, **meta: Any) -> epath.Path:
     """Writes the resolved config (and ``meta``, e.g. the config name) to ``workdir/config.json``."""
     path = epath.Path(workdir) / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)

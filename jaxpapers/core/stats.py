@@ -42,7 +42,7 @@ def fit_loglog(x, y) -> LogLogFit:
     )
 
 
-def mean_se(x, axis: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def mean_se(x, axis: int | None = None) -> tuple[np.ndarray | float, np.ndarray | float]:
     """Mean and standard error of the mean (ddof=1)."""
     x = np.asarray(x, np.float64)
     n = x.size if axis is None else x.shape[axis]

@@ -2,9 +2,13 @@
 
 For each claim: load its config at the chosen preset, run the experiment with a fixed key, time it,
 let the predicate decide the verdict, save figures, and collect one :class:`ClaimResult`. An
-experiment that raises becomes an ``error`` row and the run goes on. Exit code: 0 when every claim
-passes (or is skipped, report-only or divergent), 1 when any fails, 2 when any errors or overruns
-its time budget.
+experiment that raises becomes an ``error`` row and the run goes on. A negative control
+(``Claim.control_of``) runs after its positive claim and is ``inconclusive`` unless that passed.
+
+Exit code (:func:`exit_code`): 0 when every claim passes (or is skipped, report-only, divergent or
+inconclusive), 1 when any fails honestly, 2 when any errors. A claim over its time budget is
+reported (the seconds and the budget) and makes the exit code 2 only with ``strict_budgets`` (CI
+passes ``--strict-budgets``; on a busy laptop an overrun is not a failure).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import faulthandler
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import threading
@@ -31,7 +36,7 @@ from jaxpapers.core import config as config_lib
 from jaxpapers.core.claims import Claim, Measurement
 from jaxpapers.core.errors import ClaimSkipped
 
-VERDICT_ORDER: tuple[str, ...] = ("pass", "fail", "error", "skipped", "report", "divergent")
+VERDICT_ORDER: tuple[str, ...] = ("pass", "fail", "error", "skipped", "report", "divergent", "inconclusive")
 
 
 @dataclasses.dataclass
@@ -98,7 +103,7 @@ def _watchdog(claim_id: str, limit_s: float | None):
 
 
 def run_claim(
-    claim: Claim, preset: str = "quick", *, out_dir: str | Path | None = None, overrides: Sequence[str] = ()
+    claim: Claim, preset: str = "quick", *, out_dir: str | os.PathLike | None = None, overrides: Sequence[str] = ()
 ) -> ClaimResult:
     """Runs one claim's experiment at ``preset`` and returns its result (never raises)."""
     import jax
@@ -136,6 +141,7 @@ def run_claim(
         res.verdict, res.margin, res.reason = outcome.verdict, outcome.margin, outcome.reason
         res.measured = format_value(m.measured, m.stderr)
         res.predicted = claim.predicted_text or format_value(m.predicted)
+        check_predicted(m.predicted, claim.id)
         res.n = m.n
         res.details = _jsonable(m.details)
         res.figures = _save_figures(m.figures, claim, out_dir)
@@ -156,15 +162,21 @@ def run(
     claims: Sequence[Claim],
     preset: str = "quick",
     *,
-    out_dir: str | Path | None = None,
+    out_dir: str | os.PathLike | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
     progress: bool = True,
     overrides: Sequence[str] = (),
 ) -> list[ClaimResult]:
-    """Runs ``claims`` in order with a progress bar; calls ``on_result`` after each."""
+    """Runs ``claims`` in order with a progress bar; calls ``on_result`` after each.
+
+    The positive claim of every selected control is run first, even when not selected, and the
+    control's verdict becomes ``inconclusive`` unless the positive claim passed.
+    """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    claims = with_positives(claims)
     results: list[ClaimResult] = []
+    by_id: dict[str, ClaimResult] = {}
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -176,6 +188,9 @@ def run(
         for claim in claims:
             bar.update(task, description=claim.id)
             r = run_claim(claim, preset, out_dir=out_dir, overrides=overrides)
+            if claim.control_of is not None:
+                judge_control(r, by_id[claim.control_of])
+            by_id[claim.id] = r
             results.append(r)
             if on_result is not None:
                 on_result(r)
@@ -183,13 +198,60 @@ def run(
     return results
 
 
-def exit_code(results: Sequence[ClaimResult]) -> int:
-    """0: all pass/skipped/report/divergent; 1: an honest failure; 2: an error or budget overrun."""
-    if any(r.verdict == "error" or r.over_budget for r in results):
+def with_positives(claims: Sequence[Claim]) -> list[Claim]:
+    """``claims`` with the positive claim of each control inserted before it (once, where missing)."""
+    from jaxpapers.core import registry
+
+    given = {c.id: c for c in claims}
+    out: list[Claim] = []
+    seen: set[str] = set()
+    for claim in claims:
+        if claim.control_of is not None and claim.control_of not in seen:
+            positive = given.get(claim.control_of) or registry.select([claim.control_of])[0]
+            out.append(positive)
+            seen.add(positive.id)
+        if claim.id not in seen:
+            out.append(claim)
+            seen.add(claim.id)
+    return out
+
+
+def judge_control(control: ClaimResult, positive: ClaimResult) -> None:
+    """A control's pass or fail counts only when its positive claim passed; otherwise ``inconclusive``."""
+    if positive.verdict != "pass" and control.verdict in ("pass", "fail"):
+        control.reason = (
+            f"control of {positive.id}, which did not pass ({positive.verdict}); "
+            f"the control alone would have been {control.verdict}"
+        )
+        control.verdict = "inconclusive"
+
+
+def over_budget(results: Sequence[ClaimResult]) -> list[ClaimResult]:
+    """The results that ran longer than their preset's budget."""
+    return [r for r in results if r.over_budget]
+
+
+def exit_code(results: Sequence[ClaimResult], *, strict_budgets: bool = False) -> int:
+    """2: an error (or, with ``strict_budgets``, a budget overrun); else 1: an honest failure; else 0."""
+    if any(r.verdict == "error" for r in results) or (strict_budgets and over_budget(results)):
         return 2
     if any(r.verdict == "fail" for r in results):
         return 1
     return 0
+
+
+COMPARISON = re.compile(r"(<=|>=|≤|≥|<|>)\s*[-+]?[0-9.]")
+
+
+def check_predicted(predicted: Any, claim_id: str) -> None:
+    """Raises when a prediction is a criterion string ("≤ 0.05"): thresholds live only in the predicate."""
+    values = predicted.values() if isinstance(predicted, dict) else [predicted]
+    for v in values:
+        if isinstance(v, str) and COMPARISON.search(v):
+            raise ValueError(
+                f"{claim_id}: Measurement.predicted holds the criterion {v!r}; predicted is for the theory's "
+                "numbers, the threshold belongs to the claim's predicate"
+            )
 
 
 def environment() -> dict[str, Any]:
@@ -221,7 +283,7 @@ def environment() -> dict[str, Any]:
 
 
 def write_reports(
-    results: Sequence[ClaimResult], out_dir: str | Path, env: dict[str, Any] | None = None
+    results: Sequence[ClaimResult], out_dir: str | os.PathLike, env: dict[str, Any] | None = None
 ) -> dict[str, Path]:
     """Writes ``results.json`` and ``report.md`` into ``out_dir``; returns their paths."""
     out = Path(out_dir)
@@ -256,7 +318,7 @@ def markdown_report(results: Sequence[ClaimResult], env: dict[str, Any]) -> str:
         lines.append(
             f"| `{r.id}` | {_md(r.predicted)} | {_md(r.measured)} | {_md(r.criterion)} | {verdict} | {r.seconds:.1f} |"
         )
-    notes = [r for r in results if r.reason and r.verdict in ("fail", "error", "skipped", "divergent", "report")]
+    notes = [r for r in results if r.reason and r.verdict != "pass"]
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"- `{r.id}` ({r.verdict}): {_md(r.reason)}" for r in notes]
@@ -306,7 +368,7 @@ def _claim_context(claim: Claim):
         yield
 
 
-def _save_figures(figures: dict[str, Any], claim: Claim, out_dir: str | Path | None) -> list[str]:
+def _save_figures(figures: dict[str, Any], claim: Claim, out_dir: str | os.PathLike | None) -> list[str]:
     import matplotlib.pyplot as plt
 
     paths = []

@@ -108,3 +108,77 @@ def test_claim_validates_its_declaration():
         Claim(id="example/X9", budget_s={"quick": 90}, **ok)
     with pytest.raises(ValueError, match="unknown requirement"):
         Claim(id="example/X9", requires=("tpu",), **ok)
+
+
+# ------------------------------------------------------------------------------------------------
+# The deciders against an element-by-element reference: every predicate must judge the worst
+# element, whichever end of the array it sits at (a planted np.min in Below passed every test).
+# ------------------------------------------------------------------------------------------------
+
+
+def _adversarial_arrays(rng):
+    """Random arrays plus arrays where exactly one element (first, last, middle) crosses a threshold of 0.5."""
+    for _ in range(40):
+        yield rng.uniform(-1, 2, size=rng.integers(1, 7))
+    for size in (2, 3, 5):
+        for where in (0, size // 2, size - 1):
+            for bad in (-0.25, 1.25):
+                x = np.full(size, 0.5 + (0.25 if bad < 0 else -0.25))
+                x[where] = bad
+                yield x
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_threshold_predicates_judge_every_element(seed):
+    rng = np.random.default_rng(seed)
+    for x in _adversarial_arrays(rng):
+        mm = m(x)
+        expect = {
+            "Above": all(v >= 0.5 for v in x),
+            "Below": all(v <= 0.5 for v in x),
+            "InRange": all(0.0 <= v <= 1.0 for v in x),
+            "SlopeIn": all(0.0 <= v <= 1.0 for v in x),
+        }
+        got = {
+            "Above": Above(0.5)(mm).verdict == "pass",
+            "Below": Below(0.5)(mm).verdict == "pass",
+            "InRange": InRange(0.0, 1.0)(mm).verdict == "pass",
+            "SlopeIn": SlopeIn(0.0, 1.0)(mm).verdict == "pass",
+        }
+        assert got == expect, x
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_close_and_within_ci_judge_every_element(seed):
+    rng = np.random.default_rng(seed)
+    for x in _adversarial_arrays(rng):
+        p = np.full_like(x, 0.5)
+        assert (Close(atol=0.3)(m(x, p)).verdict == "pass") == all(abs(v - 0.5) <= 0.3 for v in x), x
+        se = np.full_like(x, 0.1)
+        assert (WithinCI(z=3)(m(x, p, stderr=se)).verdict == "pass") == all(abs(v - 0.5) <= 0.3 for v in x), x
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ordered_and_all_hold_judge_every_pair(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        x = rng.integers(0, 4, size=rng.integers(2, 6)).astype(float)
+        pairs = list(zip(x[:-1], x[1:], strict=True))
+        assert (Ordered("increasing")(m(x)).verdict == "pass") == all(a < b for a, b in pairs), x
+        assert (Ordered("decreasing", strict=False)(m(x)).verdict == "pass") == all(a >= b for a, b in pairs), x
+        flags = x > 0
+        assert (AllHold()(m(flags, n=len(x))).verdict == "pass") == bool(flags.all()), x
+        assert (AllHold()(m(int((~flags).sum()), n=len(x))).verdict == "pass") == bool(flags.all()), x
+
+
+def test_all_of_and_by_preset_judge_each_part():
+    from jaxpapers.core.claims import ByPreset
+
+    pred = AllOf(Above(0.5, on="a"), Below(0.5, on="b"))
+    for a, b in [(0.6, 0.4), (0.4, 0.4), (0.6, 0.6), (0.4, 0.6)]:
+        assert (pred(m({"a": [0.9, a], "b": [b, 0.1]})).verdict == "pass") == (a >= 0.5 and b <= 0.5)
+    bp = ByPreset(Below(1.10), full=Below(1.05))
+    for preset, value, verdict in [("quick", 1.07, "pass"), ("full", 1.07, "fail"), ("full", 1.04, "pass")]:
+        meas = m([0.5, value])
+        meas.preset = preset
+        assert bp(meas).verdict == verdict

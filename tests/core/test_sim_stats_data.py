@@ -126,7 +126,8 @@ def test_jit_vmap_chunked_is_cached():
 
 
 def test_check_range_arrays_nan_and_tracers():
-    from jaxpapers.core.errors import PrecisionError, check_range, require_x64
+    from jaxpapers.core.checks import check_range, require_x64
+    from jaxpapers.core.errors import PrecisionError
 
     check_range("x", np.array([0.0, 0.5, 1.0]), 0, 1)
     with pytest.raises(ConfigError, match=r"x\[1, 0\]=2.0 is out of range; allowed \[0, 1\]"):

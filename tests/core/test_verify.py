@@ -72,10 +72,10 @@ def test_verdicts_and_exit_codes(tmp_path):
     assert verify.exit_code([r for r in results if r.verdict not in ("error", "fail")]) == 0
 
 
-def test_budget_overrun_is_exit_two():
+def test_budget_overrun_is_exit_two_under_strict_budgets():
     r = verify.run_claim(claim("S", slow, budget_s={"tiny": 0.05}), "tiny")
     assert r.verdict == "pass" and r.over_budget
-    assert verify.exit_code([r]) == 2
+    assert verify.exit_code([r], strict_budgets=True) == 2
 
 
 def test_x64_claims_run_in_float64_and_others_do_not():
@@ -172,3 +172,75 @@ def test_a_hung_claim_ends_the_run_with_exit_2_and_its_stack():
     assert "returned" not in proc.stdout
     assert "example/hung still running after 1 s" in proc.stderr
     assert "in hangs" in proc.stderr  # the hung frame is named
+
+
+def full_only(cfg, key):
+    return Measurement(measured=float(cfg.preset == "full"), predicted=1.0)
+
+
+def test_full_preset_reaches_the_experiment_and_its_by_preset_criterion():
+    from jaxpapers.core.claims import ByPreset
+
+    # quick criterion always fails, full criterion passes only if the experiment saw preset=full
+    pred = ByPreset(Above(2.0), full=Close(atol=1e-12))
+    seen = []
+
+    def probe(cfg, key):
+        m = full_only(cfg, key)
+        seen.append(cfg.preset)
+        return m
+
+    r = verify.run_claim(claim("FULL", probe, predicate=pred), "full")
+    assert seen == ["full"] and r.verdict == "pass" and r.criterion == pred.describe()
+    assert verify.run_claim(claim("QUICK", probe, predicate=pred), "quick").verdict == "fail"
+
+
+def test_control_is_inconclusive_unless_its_positive_passes():
+    positive_fails = claim("POS", wrong)
+    control = claim("NEG", exact, control_of="example/POS")
+    results = verify.run([control, positive_fails], "tiny", progress=False)
+    # the positive runs first (reordered), and the control's pass says nothing
+    assert [r.id for r in results] == ["example/POS", "example/NEG"]
+    assert [r.verdict for r in results] == ["fail", "inconclusive"]
+    assert "example/POS" in results[1].reason and "would have been pass" in results[1].reason
+    assert verify.exit_code(results) == 1  # the honest fail stays visible
+
+    positive_passes = claim("POS", exact)
+    results = verify.run([positive_passes, claim("NEG", wrong, control_of="example/POS")], "tiny", progress=False)
+    assert [r.verdict for r in results] == ["pass", "fail"]  # a failing control counts when the positive passed
+
+
+def test_a_selected_control_runs_its_registered_positive():
+    from jaxpapers.core import registry
+
+    [x1] = registry.select(["example/X1-copy-learned"])
+    control = claim("CTRL", exact, control_of=x1.id)
+    assert [c.id for c in verify.with_positives([control])] == [x1.id, "example/CTRL"]
+    assert [c.id for c in verify.with_positives([x1, control])] == [x1.id, "example/CTRL"]
+
+
+def test_control_must_name_a_claim_of_its_own_paper():
+    import pytest
+
+    with pytest.raises(ValueError, match="must name a claim of example"):
+        claim("C", exact, control_of="other/X1")
+    with pytest.raises(ValueError, match="control of itself"):
+        claim("C", exact, control_of="example/C")
+
+
+def test_a_criterion_string_in_predicted_is_an_error():
+    def restates(cfg, key):
+        return Measurement(measured=0.01, predicted={"loss": "< 0.05", "chance": "ln 16"})
+
+    r = verify.run_claim(claim("STR", restates, predicate=Report()), "tiny")
+    assert r.verdict == "error" and "threshold belongs to the claim's predicate" in r.reason
+    ok = verify.run_claim(claim("OK", lambda c, k: Measurement(0.01, {"chance": "ln 16"}), Report()), "tiny")
+    assert ok.verdict == "report"
+
+
+def test_budget_overruns_are_reported_and_strict_only_on_request():
+    r = verify.run_claim(claim("S2", slow, budget_s={"tiny": 0.05}), "tiny")
+    f = verify.run_claim(claim("F2", wrong), "tiny")
+    assert verify.over_budget([r, f]) == [r]
+    assert verify.exit_code([r]) == 0 and verify.exit_code([r], strict_budgets=True) == 2
+    assert verify.exit_code([r, f]) == 1  # an overrun never hides an honest fail

@@ -31,7 +31,7 @@ class ArraySource(Sequence):
     def __len__(self) -> int:
         return self._len
 
-    def __getitem__(self, i: int) -> dict[str, np.ndarray]:  # type: ignore[override]
+    def __getitem__(self, i: int) -> dict[str, np.ndarray | np.generic]:  # type: ignore[override]
         return {k: v[i] for k, v in self.arrays.items()}
 
 

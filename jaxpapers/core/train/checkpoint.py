@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
+import os
 from typing import Any
 
 import jax
@@ -55,7 +55,7 @@ def describe_mismatch(saved: dict[str, Any], current: dict[str, Any]) -> str:
 class Checkpointer:
     """A small wrapper over ``ocp.CheckpointManager`` for the trainer (keep ``keep`` newest)."""
 
-    def __init__(self, directory: str | Path, *, keep: int = 3, fingerprint: dict[str, Any] | None = None):
+    def __init__(self, directory: str | os.PathLike, *, keep: int = 3, fingerprint: dict[str, Any] | None = None):
         self.directory = epath.Path(directory)  # local paths and gs:// alike
         self.fingerprint = fingerprint
         handlers = {"state": ocp.StandardCheckpointHandler(), "meta": ocp.JsonCheckpointHandler()}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -45,7 +45,7 @@ def fit(
     data: Any,
     *,
     num_steps: int,
-    workdir: str | Path | None = None,
+    workdir: str | os.PathLike | None = None,
     mesh: Mesh | None = None,
     rules: sharding_lib.Rules | None = None,
     shardings: Any = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ class MetricWriter:
     ``workdir/tb`` (needs the ``tensorboard`` extra).
     """
 
-    def __init__(self, workdir: str | Path | None, *, tensorboard: bool = False):
+    def __init__(self, workdir: str | os.PathLike | None, *, tensorboard: bool = False):
         self.path = None if workdir is None else epath.Path(workdir) / "metrics.jsonl"
         self.enabled = self.path is not None and jax.process_index() == 0
         self._tb = None
@@ -53,7 +54,7 @@ class MetricWriter:
             self._tb.close()
 
 
-def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+def read_metrics(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Reads a metrics.jsonl file into a list of records."""
     path = epath.Path(path)
     if path.is_dir():

@@ -14,8 +14,8 @@ for what this recipe cannot say (hooks are passed through).
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -57,7 +57,7 @@ def train_model(
     *,
     loop: LoopConfig,
     key: jax.Array,
-    workdir: str | Path | None = None,
+    workdir: str | os.PathLike | None = None,
     mesh: Mesh | None = None,
     rules: sharding_lib.Rules | None = None,
     eval_batch: Any = None,

@@ -24,10 +24,10 @@ class TrainState:
     paper needs to carry (EMA params, running statistics), default empty.
     """
 
-    step: jax.Array
+    step: Any  # int32 scalar (a ShapeDtypeStruct when abstract)
     params: Any
     opt_state: Any
-    rng: jax.Array
+    rng: Any  # uint32 key data
     extras: Any = flax.struct.field(default_factory=dict)
 
     @property

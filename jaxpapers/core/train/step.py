@@ -10,7 +10,6 @@ import optax
 
 from jaxpapers.core.train.state import TrainState
 
-
 # ``loss_fn(params, batch, key, *, train) -> (loss, aux)``; ``aux`` is a dict of scalar metrics.
 LossFn = Callable[..., tuple[jax.Array, dict[str, jax.Array]]]
 

@@ -1,0 +1,62 @@
+"""The package layout rules: papers never import launch/, and launch/ and configs/ resolve to this checkout."""
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jaxpapers
+from jaxpapers.core import registry
+
+ROOT = Path(jaxpapers.__file__).resolve().parents[1]
+# Sharding experiments build meshes to measure sharded programs: the one allowed edge into launch/.
+ALLOWED = {"jaxpapers.launch.mesh"}
+
+
+def _launch_imports(path: Path) -> set[str]:
+    """The ``jaxpapers.launch`` modules (or names in them) that ``path`` imports, fully qualified."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return {n for n in names if n == "jaxpapers.launch" or n.startswith("jaxpapers.launch.")}
+
+
+def test_papers_never_import_launch():
+    offenders = []
+    for slug in registry.papers():
+        for path in sorted((ROOT / "jaxpapers" / slug).rglob("*.py")):
+            bad = {n for n in _launch_imports(path) if not any(n == a or n.startswith(a + ".") for a in ALLOWED)}
+            if bad:
+                offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
+    assert not offenders, "papers receive mesh and rules as arguments:\n" + "\n".join(offenders)
+
+
+def test_the_import_scan_sees_every_form(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import jaxpapers.launch.rules\nfrom jaxpapers.launch import mesh, rules\ndef f():\n"
+        "    from jaxpapers.launch.train import run\n"
+    )
+    assert _launch_imports(src) == {"jaxpapers.launch.rules", "jaxpapers.launch.mesh", "jaxpapers.launch.train.run"}
+
+
+def test_launch_and_configs_resolve_to_this_checkout():
+    import jaxpapers.configs
+    import jaxpapers.launch
+
+    for module in (jaxpapers.launch, jaxpapers.configs):
+        assert Path(module.__file__).resolve().parents[1] == ROOT, module.__file__
+
+
+def test_plain_pythonpath_import_finds_launch_and_configs(tmp_path):
+    """Without site-packages (no editable-install finder), PYTHONPATH=<checkout> is enough."""
+    code = "import jaxpapers.launch as l, jaxpapers.configs as c; print(l.__file__); print(c.__file__)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == [str(ROOT / "launch" / "__init__.py"), str(ROOT / "configs" / "__init__.py")]
