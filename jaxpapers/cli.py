@@ -199,13 +199,19 @@ def _verify(args, rest) -> int:
     counts = {v: sum(r.verdict == v for r in results) for v in verify.VERDICT_ORDER}
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     con.print(f"{summary}; wrote {paths['json']} and {paths['markdown']}")
+    consequence = " (an error under --strict-budgets)" if args.strict_budgets else " (reported only)"
     slow = verify.over_budget(results)
     if slow:
         con.print(
-            f"{len(slow)} claim{'s' if len(slow) > 1 else ''} over budget"
-            + (" (an error under --strict-budgets)" if args.strict_budgets else " (reported; CI uses --strict-budgets)")
-            + ": "
+            f"{len(slow)} claim{'s' if len(slow) > 1 else ''} over budget{consequence}: "
             + ", ".join(f"{r.id} {r.seconds:.1f} s > {r.budget_s:g} s" for r in slow)
+        )
+    slow_papers = verify.papers_over_budget(results)
+    if slow_papers:
+        con.print(
+            f"{len(slow_papers)} paper{'s' if len(slow_papers) > 1 else ''} over its quick budget{consequence}: "
+            + ", ".join(f"{s} {sec:.1f} s > {b:g} s" for s, (sec, b) in slow_papers.items())
+            + " (jaxpapers/core/budgets.py)"
         )
     con.print(f"exit {code}: " + _EXIT_MEANING[code])
     return code

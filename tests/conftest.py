@@ -36,3 +36,48 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+# Seconds per paper (tests/<slug>/...), summed over setup, call and teardown, against the CI budget of
+# jaxpapers/core/budgets.py. Printed after every run; with JAXPAPERS_STRICT_BUDGETS=1 (CI) a paper over
+# its budget fails the run. Under xdist these hooks run in the controller, which sees every report.
+_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    parts = report.nodeid.split("::", 1)[0].split("/")
+    if len(parts) >= 3 and parts[0] == "tests":
+        _SECONDS[parts[1]] = _SECONDS.get(parts[1], 0.0) + report.duration
+
+
+def _over_budget() -> dict[str, tuple[float, float]]:
+    from jaxpapers.core import budgets, registry
+
+    papers = set(registry.papers())
+    return {
+        s: (sec, budgets.budget(s).tests_s)
+        for s, sec in _SECONDS.items()
+        if s in papers and sec > budgets.budget(s).tests_s
+    }
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _SECONDS:
+        return
+    from jaxpapers.core import budgets
+
+    rows = ", ".join(f"{s} {sec:.0f}/{budgets.budget(s).tests_s:.0f}" for s, sec in sorted(_SECONDS.items()))
+    terminalreporter.write_line(f"test seconds per folder (paper budget from jaxpapers/core/budgets.py): {rows}")
+    for slug, (sec, limit) in _over_budget().items():
+        terminalreporter.write_line(f"over budget: tests/{slug} took {sec:.1f} s > {limit:g} s", red=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    strict = os.environ.get("JAXPAPERS_STRICT_BUDGETS") == "1"
+    is_controller = not hasattr(session.config, "workerinput")
+    default_suite = session.config.option.markexpr == DEFAULT_MARKEXPR  # budgets cover the default tests only
+    if strict and is_controller and default_suite and exitstatus == 0 and _over_budget():
+        session.exitstatus = 1
+
+
+DEFAULT_MARKEXPR = "not slow and not notebook and not gpu and not claims"  # as in pyproject's addopts

@@ -77,19 +77,6 @@ def curves(
         ax.legend(fontsize=7)
 
 
-def predicted_vs_measured(ax, predicted, measured, *, labels: Sequence[str] | None = None, title: str = "") -> None:
-    """Scatter of measured against predicted values with the identity line."""
-    p, m = np.asarray(predicted, float).ravel(), np.asarray(measured, float).ravel()
-    lo, hi = float(min(p.min(), m.min())), float(max(p.max(), m.max()))
-    ax.plot([lo, hi], [lo, hi], "--", color="gray", lw=1)
-    ax.plot(p, m, "o", ms=4)
-    for i, name in enumerate(labels or []):
-        ax.annotate(name, (p[i], m[i]), fontsize=7)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("measured")
-    ax.set_title(title)
-
-
 def training_curves(ax, history: Sequence[dict], keys: Sequence[str] = ("loss",), *, logy: bool = False) -> None:
     """Plots metrics of a trainer history (``FitResult.history``) against the step."""
     for key in keys:

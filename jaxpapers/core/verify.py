@@ -231,9 +231,18 @@ def over_budget(results: Sequence[ClaimResult]) -> list[ClaimResult]:
     return [r for r in results if r.over_budget]
 
 
+def papers_over_budget(results: Sequence[ClaimResult]) -> dict[str, tuple[float, float]]:
+    """``{slug: (seconds, budget)}`` for papers whose quick claims together overran ``core.budgets``."""
+    from jaxpapers.core import budgets
+
+    totals = budgets.paper_seconds([(r.id, r.seconds) for r in results if r.preset == "quick"])
+    return {s: (sec, budgets.budget(s).verify_s) for s, sec in totals.items() if sec > budgets.budget(s).verify_s}
+
+
 def exit_code(results: Sequence[ClaimResult], *, strict_budgets: bool = False) -> int:
-    """2: an error (or, with ``strict_budgets``, a budget overrun); else 1: an honest failure; else 0."""
-    if any(r.verdict == "error" for r in results) or (strict_budgets and over_budget(results)):
+    """2: an error (or, with ``strict_budgets``, a claim or paper over budget); else 1: an honest failure; else 0."""
+    slow = over_budget(results) or papers_over_budget(results)
+    if any(r.verdict == "error" for r in results) or (strict_budgets and slow):
         return 2
     if any(r.verdict == "fail" for r in results):
         return 1

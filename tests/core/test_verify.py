@@ -244,3 +244,32 @@ def test_budget_overruns_are_reported_and_strict_only_on_request():
     assert verify.over_budget([r, f]) == [r]
     assert verify.exit_code([r]) == 0 and verify.exit_code([r], strict_budgets=True) == 2
     assert verify.exit_code([r, f]) == 1  # an overrun never hides an honest fail
+
+
+def test_papers_over_their_quick_budget_are_found():
+    from jaxpapers.core import budgets
+
+    limit = budgets.budget("example").verify_s
+    rows = [
+        verify.ClaimResult(
+            id=f"example/{i}",
+            statement="",
+            source="",
+            kind="closed_form",
+            preset="quick",
+            verdict="pass",
+            criterion="",
+            seconds=limit / 2 + 1,
+        )
+        for i in range(2)
+    ]
+    assert verify.papers_over_budget(rows) == {"example": (limit + 2, limit)}
+    assert verify.papers_over_budget(rows[:1]) == {}
+    assert verify.exit_code(rows) == 0 and verify.exit_code(rows, strict_budgets=True) == 2
+
+
+def test_the_ci_plan_fits_45_minutes_with_all_papers():
+    from jaxpapers.core import budgets, registry
+
+    assert budgets.ci_plan_s(registry.papers()) <= budgets.CI_LIMIT_S
+    assert budgets.paper_seconds([("a/x", 1.0), ("a/y", 2.0), ("b/z", 4.0)]) == {"a": 3.0, "b": 4.0}
