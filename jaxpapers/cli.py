@@ -133,7 +133,9 @@ def _describe(args, _rest) -> None:
     for c in claims:
         con.print(
             f"[bold]{c.id}[/bold] ({c.kind})\n  statement: {c.statement}\n  source:    {c.source}\n"
-            f"  criterion: {c.predicate.describe()}\n  config:    {_config_text(c.config)}\n"
+            f"  criterion: {c.predicate.describe()}\n"
+            + (f"  control:   of {c.control_of} (inconclusive unless it passes)\n" if c.control_of else "")
+            + f"  config:    {_config_text(c.config)}\n"
             f"  presets:   {', '.join(c.presets)}; quick budget {c.budget_s.get('quick', '-')} s"
             + (f"; requires {', '.join(c.requires)}" if c.requires else "")
             + "\n"

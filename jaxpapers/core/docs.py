@@ -25,9 +25,11 @@ def claims_table(slug: str) -> str:
             if "gpu" in c.requires or "quick" not in c.presets
             else f"{c.budget_s.get('quick', '-'):g} s"
         )
+        criterion = c.predicate.describe()
+        if c.control_of is not None:
+            criterion += f"; counts only if `{c.control_of.split('/', 1)[1]}` passes (else inconclusive)"
         rows.append(
-            f"| `{c.name}` | {_cell(c.statement)} | {_cell(c.source)} | {c.kind} | "
-            f"{_cell(c.predicate.describe())} | {quick} |"
+            f"| `{c.name}` | {_cell(c.statement)} | {_cell(c.source)} | {c.kind} | {_cell(criterion)} | {quick} |"
         )
     return "\n".join(rows)
 

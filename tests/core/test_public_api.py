@@ -1,0 +1,48 @@
+"""Notebooks and benchmarks use each paper's public API only: no private modules or names, and what
+they import from a paper's package is in its ``__all__``."""
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = sorted((ROOT / "notebooks").glob("*.py")) + sorted((ROOT / "benchmarks").glob("*.py"))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(source: str) -> list[str]:
+    """Private jaxpapers modules/names imported, and private attributes read, in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jaxpapers"):
+            if any(_private(part) for part in node.module.split(".")):
+                found.append(node.module)
+            found += [f"{node.module}.{a.name}" for a in node.names if _private(a.name)]
+            if node.module.count(".") == 1 and node.module.split(".")[1] not in ("core", "launch", "configs"):
+                exported = getattr(importlib.import_module(node.module), "__all__", None)
+                if exported is not None:
+                    found += [f"{node.module}.{a.name} (not in __all__)" for a in node.names if a.name not in exported]
+        elif isinstance(node, ast.Import):
+            found += [
+                a.name for a in node.names if a.name.startswith("jaxpapers") and any(map(_private, a.name.split(".")))
+            ]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            found.append(f".{node.attr}")
+    return found
+
+
+def test_the_scan_sees_private_uses():
+    src = "\n".join(
+        ["from jaxpapers.example._impl import f", "from jaxpapers.core.sim import _x", "import jaxpapers.a._b", "m._run(1)"]
+    )
+    assert private_uses(src) == ["jaxpapers.example._impl", "jaxpapers.core.sim._x", "jaxpapers.a._b", "._run"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.name}/{s.stem}" for s in SCRIPTS])
+def test_scripts_use_public_names_only(script):
+    assert private_uses(script.read_text()) == [], f"{script.relative_to(ROOT)} reaches past the public API"
