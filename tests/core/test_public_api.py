@@ -38,7 +38,12 @@ def private_uses(source: str) -> list[str]:
 
 def test_the_scan_sees_private_uses():
     src = "\n".join(
-        ["from jaxpapers.example._impl import f", "from jaxpapers.core.sim import _x", "import jaxpapers.a._b", "m._run(1)"]
+        [
+            "from jaxpapers.example._impl import f",
+            "from jaxpapers.core.sim import _x",
+            "import jaxpapers.a._b",
+            "m._run(1)",
+        ]
     )
     assert private_uses(src) == ["jaxpapers.example._impl", "jaxpapers.core.sim._x", "jaxpapers.a._b", "._run"]
 
