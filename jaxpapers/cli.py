@@ -25,6 +25,7 @@ EPILOG = """examples:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("MPLBACKEND", "Agg")  # the command line only writes PNGs; never opens a window
     parser = argparse.ArgumentParser(
         prog="jaxpapers",
         description="Reference JAX/Flax reimplementations of NeurIPS 2026 papers, with numerically checked claims.",

@@ -1,19 +1,18 @@
-"""Figure helpers used by claims and notebooks (matplotlib, Agg-safe).
+"""Figure helpers used by claims and notebooks (matplotlib).
 
-Claims return figures in ``Measurement.figures``; ``jaxpapers verify`` saves them as PNG.
+Claims return figures in ``Measurement.figures``; ``jaxpapers verify`` saves them as PNG. Nothing
+here chooses a matplotlib backend: Jupyter and Colab keep their inline backend (figures show), a
+headless process falls back to Agg by itself, and the ``jaxpapers`` command sets ``MPLBACKEND=Agg``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg", force=False)  # no display on CI or servers; notebooks keep their inline backend
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from jaxpapers.core.stats import LogLogFit  # noqa: E402
+from jaxpapers.core.stats import LogLogFit
 
 
 def figure(ncols: int = 1, nrows: int = 1, *, width: float = 4.2, height: float = 3.2, **kw):

@@ -107,9 +107,7 @@ def run_claim(
 ) -> ClaimResult:
     """Runs one claim's experiment at ``preset`` and returns its result (never raises)."""
     import jax
-    import matplotlib
 
-    matplotlib.use("Agg", force=False)
     budget = claim.budget_s.get(preset)
     res = ClaimResult(
         id=claim.id,
