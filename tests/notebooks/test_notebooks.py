@@ -1,5 +1,7 @@
 """Notebooks: every ``notebooks/<slug>.py`` (jupytext percent) has a matching ``.ipynb`` without
-outputs, and executes top to bottom on the CPU in its tiny mode (``JAXPAPERS_NOTEBOOK_PRESET=tiny``)."""
+outputs, and executes top to bottom on the CPU in its tiny mode (``JAXPAPERS_NOTEBOOK_PRESET=tiny``)
+inside its budget (``core/budgets.py``), shows its key figure inline (the cell tagged ``key-figure``
+has an ``image/png`` output) and ends with the claims' measured values and verdicts."""
 
 import os
 import time
@@ -30,10 +32,24 @@ def test_notebook_runs_in_tiny_mode(source, tmp_path):
     import jupytext
     import nbclient
 
+    from jaxpapers.core import budgets, registry
+
     nb = jupytext.read(source)
+    key_cells = [c for c in nb.cells if "key-figure" in c.get("metadata", {}).get("tags", [])]
+    assert key_cells, f"{source.name}: tag the cell that draws the key figure with key-figure"
     os.environ["JAXPAPERS_NOTEBOOK_PRESET"] = "tiny"
     start = time.perf_counter()
     nbclient.NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
-    assert time.perf_counter() - start < 120
+    seconds = time.perf_counter() - start
+    # A loaded machine gets twice the paper's notebook budget; 120 s is the hard cap of any notebook.
+    assert seconds < min(2 * budgets.budget(source.stem).notebook_s, 120), f"{source.name} took {seconds:.0f} s"
+    for cell in key_cells:
+        assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{source.name}: key figure not shown"
+    last = next(c for c in reversed(nb.cells) if c.cell_type == "code")
+    text = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in last.outputs)
+    ids = [c.id for c in registry.claims_of(source.stem)]
+    assert any(i in text for i in ids) and any(v in text for v in ("pass", "fail", "report", "divergent")), (
+        f"{source.name} must end with the claims' measured values and verdicts; its last cell printed: {text[:300]!r}"
+    )
