@@ -49,7 +49,7 @@ def test_notebook_runs_in_tiny_mode(source, tmp_path):
         assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{source.name}: key figure not shown"
     last = next(c for c in reversed(nb.cells) if c.cell_type == "code")
     text = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in last.outputs)
-    ids = [c.id for c in registry.claims_of(source.stem)]
+    ids = [c.name for c in registry.claims_of(source.stem)]  # the id without the paper prefix
     assert any(i in text for i in ids) and any(v in text for v in ("pass", "fail", "report", "divergent")), (
         f"{source.name} must end with the claims' measured values and verdicts; its last cell printed: {text[:300]!r}"
     )
