@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,describe,verify,train,bench}")
 
     p = sub.add_parser("list", help="papers, their claims and configs")
     p.add_argument("papers", nargs="*", help="restrict to these papers")
@@ -60,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("name", nargs="?", help="benchmark name (file stem); omit to list")
     p.add_argument("args", nargs=argparse.REMAINDER)
 
-    p = sub.add_parser("readme", help="regenerate the claims tables in the READMEs")
+    # Maintainers only (not listed in the help of the user commands): regenerate the README tables.
+    p = sub.add_parser("readme", description="maintainers: regenerate the claims tables in the READMEs")
     p.add_argument("--results", default=None, help="results.json whose verdicts go into the top README")
     p.add_argument("--check", action="store_true", help="only report stale READMEs (exit 1 if any)")
 
@@ -149,8 +150,6 @@ def _config_text(spec: str) -> str:
 
 
 def _verify(args, rest) -> int:
-    from rich.table import Table
-
     from jaxpapers.core import registry, verify
 
     overrides = _config_overrides(rest)
@@ -179,24 +178,22 @@ def _verify(args, rest) -> int:
     }
 
     def show(r: verify.ClaimResult) -> None:
-        flag = " [bold red](over budget)[/]" if r.over_budget else ""
-        con.print(
-            f"[{colors[r.verdict]}]{r.verdict:>9}[/]{flag} {r.id}  measured {r.measured or '-'}"
-            f"  ({r.seconds:.1f} s)" + (f"  [dim]{r.reason}[/]" if r.verdict != "pass" and r.reason else "")
-        )
+        """One claim, once, as soon as it is done: verdict, id, seconds; then what was measured against
+        what criterion; for anything but a pass, one line of why and where the paper README explains it.
+        soft_wrap: rich never breaks a number inside a token (the terminal wraps long lines whole)."""
+        slow = f" [bold red]over budget ({r.budget_s:g} s)[/]" if r.over_budget else ""
+        con.print(f"[{colors[r.verdict]}]{r.verdict:>12}[/] {r.id}  {r.seconds:.1f} s{slow}", soft_wrap=True)
+        predicted = f"  predicted {r.predicted}" if r.predicted and r.predicted != "-" else ""
+        con.print(f"{'':>13}measured {r.measured or '-'}{predicted}  [dim]criterion: {r.criterion}[/]", soft_wrap=True)
+        if r.verdict != "pass" and r.reason:
+            readme = f"jaxpapers/{r.id.split('/', 1)[0]}/README.md"
+            con.print(f"{'':>13}[dim]why: {r.reason.splitlines()[0]} (see {readme})[/]", soft_wrap=True)
 
     env = verify.environment()
     con.print(f"jaxpapers verify: {len(claims)} claims, preset {args.preset}, JAX {env['jax']} on {env['backend']}")
     results = verify.run(
         claims, args.preset, out_dir=out, on_result=show, progress=not args.no_progress, overrides=overrides
     )
-    table = Table(title=f"predicted vs measured ({args.preset})", show_lines=False)
-    for col in ("claim", "predicted", "measured", "criterion", "verdict", "s"):
-        table.add_column(col, overflow="fold")
-    for r in results:
-        verdict = f"[{colors[r.verdict]}]{r.verdict}[/]" + (" [bold red]over budget[/]" if r.over_budget else "")
-        table.add_row(r.id, r.predicted, r.measured, r.criterion, verdict, f"{r.seconds:.1f}")
-    con.print(table)
     paths = verify.write_reports(results, out, env)
     code = verify.exit_code(results, strict_budgets=args.strict_budgets)
     counts = {v: sum(r.verdict == v for r in results) for v in verify.VERDICT_ORDER}
@@ -216,15 +213,27 @@ def _verify(args, rest) -> int:
             + ", ".join(f"{s} {sec:.1f} s > {b:g} s" for s, (sec, b) in slow_papers.items())
             + " (jaxpapers/core/budgets.py)"
         )
-    con.print(f"exit {code}: " + _EXIT_MEANING[code])
+    con.print(_exit_reason(results, code, strict_budgets=args.strict_budgets), soft_wrap=True)
     return code
 
 
-_EXIT_MEANING = {
-    0: "every claim passes or is skipped, report-only, divergent or inconclusive",
-    1: "a claim fails honestly (see the rows above)",
-    2: "a claim errored" + " or overran its budget under --strict-budgets",
-}
+def _exit_reason(results, code: int, *, strict_budgets: bool) -> str:
+    """Why the exit code is what it is, naming the claims behind it (an honest fail is always named)."""
+    from jaxpapers.core import verify
+
+    errors = [r.id for r in results if r.verdict == "error"]
+    fails = [r.id for r in results if r.verdict == "fail"]
+    slow = [r.id for r in verify.over_budget(results)] + list(verify.papers_over_budget(results))
+    parts = []
+    if errors:
+        parts.append(f"{len(errors)} errored ({', '.join(errors)})")
+    if strict_budgets and slow:
+        parts.append(f"{len(slow)} over budget under --strict-budgets ({', '.join(slow)})")
+    if fails:
+        parts.append(f"{len(fails)} fail honestly ({', '.join(fails)})")
+    if not parts:
+        return f"exit {code}: every claim passes or is skipped, report-only, divergent or inconclusive"
+    return f"exit {code}: " + "; ".join(parts)
 
 
 def _config_overrides(rest: list[str]) -> list[str]:
@@ -258,8 +267,19 @@ def _bench(args, _rest) -> None:
         return
     if args.name not in names:
         raise JaxpapersError(f"benchmark {args.name!r} does not exist; benchmarks: {', '.join(names) or '(none)'}")
-    sys.argv = [str(root / f"{args.name}.py"), *args.args]
-    runpy.run_path(str(root / f"{args.name}.py"), run_name="__main__")
+    script = root / f"{args.name}.py"
+    source = script.read_text()
+    if {"-h", "--help"} & set(args.args) and "argparse" not in source:
+        import ast
+
+        print(f"usage: jaxpapers bench {args.name}  (no options)\n\n{ast.get_docstring(ast.parse(source)) or ''}")
+        return
+    sys.argv = [str(script), *args.args]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as e:  # argparse's --help and usage errors end the benchmark, not the CLI's own handling
+        if e.code not in (0, None):
+            raise JaxpapersError(f"benchmark {args.name} exited with {e.code}") from None
 
 
 def _readme(args, _rest) -> int:

@@ -1,6 +1,7 @@
 """The command line: listing, describing, verify's exit codes and outputs, training, one-line errors."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -57,7 +58,10 @@ def test_verify_end_to_end_writes_reports(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["results"][0]["id"] == "example/X1-copy-learned"
     assert data["exit_code"] == proc.returncode
-    assert "predicted vs measured (tiny)" in proc.stdout and (tmp_path / "report.md").exists()
+    # each claim is streamed once (verdict line, measured/criterion line); the full table goes to report.md
+    rows = re.findall(r"^ *\w+ example/X1-copy-learned  [\d.]+ s", proc.stdout, re.M)
+    assert len(rows) == 1 and "measured " in proc.stdout and "criterion: " in proc.stdout
+    assert "| claim | predicted | measured |" in (tmp_path / "report.md").read_text()
     assert (tmp_path / "figures" / "example" / "X1-copy-learned-loss.png").exists()
 
 
@@ -74,3 +78,40 @@ def test_train_resumes_from_its_workdir(tmp_path, capsys):
     # another model in the same workdir is refused in one line
     assert cli.main([*args, "--config.model.dim=64", "--config.train.steps=8"]) == 2
     assert "holds a checkpoint of a different model" in capsys.readouterr().err
+
+
+def test_bench_help_prints_help_and_runs_nothing(tmp_path, monkeypatch, capsys):
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "plain.py").write_text('"""Times nothing."""\nraise SystemExit("ran")\n')
+    (bench / "withargs.py").write_text(
+        '"""Has options."""\nimport argparse\nargparse.ArgumentParser(description="opts").parse_args()\n'
+        'raise SystemExit("ran")\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["bench", "plain", "--help"]) == 0
+    assert "usage: jaxpapers bench plain" in capsys.readouterr().out
+    assert cli.main(["bench", "withargs", "--help"]) == 0
+    assert "opts" in capsys.readouterr().out
+    assert cli.main(["bench", "plain"]) == 2  # it does run without --help (and its exit is reported)
+
+
+def test_maintainer_commands_are_not_in_the_user_help(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "readme" not in capsys.readouterr().out
+
+
+def test_exit_reason_names_the_claims_behind_the_code():
+    from jaxpapers.core.verify import ClaimResult
+
+    def row(i, verdict, seconds=1.0, budget=None):
+        r = ClaimResult(id=f"example/{i}", statement="", source="", kind="closed_form", preset="quick", verdict=verdict)
+        r.seconds, r.budget_s, r.over_budget = seconds, budget, budget is not None and seconds > budget
+        return r
+
+    rows = [row("A", "pass", 5.0, 1.0), row("B", "fail")]
+    assert cli._exit_reason(rows, 2, strict_budgets=True) == (
+        "exit 2: 1 over budget under --strict-budgets (example/A); 1 fail honestly (example/B)"
+    )
+    assert cli._exit_reason(rows, 1, strict_budgets=False) == "exit 1: 1 fail honestly (example/B)"
