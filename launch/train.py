@@ -4,10 +4,10 @@
     jaxpapers train --config fuxvit/pretrain:preset=full,variant=so400m --workdir gs://... \\
         --topology v5p-128 --config.strategy=fsdp_tp_cp
 
-Steps: start multi-host JAX when under a launcher, load and check the config, build the mesh (from
-the config's ``mesh`` field, or the topology's default), pick the logical-axis rules
-(``rules.get(cfg.rules_family, cfg.strategy)``), write the resolved config into the workdir, and
-call the paper's ``train(cfg, workdir, *, mesh, rules)`` (``cfg.entry`` may name another
+Steps: start multi-host JAX when under a launcher, load and check the config, build the mesh
+(the topology's, unless ``--config.mesh.<axis>=N`` arguments give one; configs never set a mesh),
+pick the logical-axis rules (``rules.get(cfg.rules_family, cfg.strategy)``), write the resolved
+config into the workdir, and call the paper's ``train(cfg, workdir, *, mesh, rules)`` (``cfg.entry`` may name another
 ``module:function``). Papers never import ``launch``: the mesh and rules arrive as arguments.
 Training itself is ``jaxpapers.core.train.fit``.
 """
@@ -42,14 +42,31 @@ def resolve_entry(cfg: Any, spec: str) -> Callable[..., Any]:
     return fn
 
 
-def build_mesh(cfg: Any, topology: str | None):
-    """The mesh for this run, or None on a single device without an explicit mesh."""
+def split_mesh_overrides(overrides: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+    """``--config.mesh.<axis>=N`` arguments (the mesh, not config fields) and the remaining overrides."""
+    mesh: dict[str, int] = {}
+    rest = []
+    for o in overrides:
+        key, sep, value = o.removeprefix("--config.").removeprefix("config.").partition("=")
+        if not key.startswith("mesh."):
+            rest.append(o)
+            continue
+        try:
+            mesh[key.removeprefix("mesh.")] = int(value)
+        except ValueError:
+            raise ConfigError(f"mesh size {key}={value!r} must be an integer (or -1 for the rest)") from None
+    return mesh, rest
+
+
+def build_mesh(topology: str | None, mesh_sizes: dict[str, int] | None = None):
+    """The mesh for this run: ``--config.mesh.*`` sizes if given, else the topology's mesh, else all
+    devices on ``data``; None on a single device with neither (plain single-device training)."""
     import jax
 
     from jaxpapers.launch import mesh as mesh_lib
     from jaxpapers.launch import topologies
 
-    sizes = dict(cfg.mesh) if "mesh" in cfg and cfg.mesh is not None else None
+    sizes = dict(mesh_sizes) if mesh_sizes else None
     if topology is not None:
         topo = topologies.get(topology)
         if jax.device_count() != topo.num_devices:
@@ -57,7 +74,7 @@ def build_mesh(cfg: Any, topology: str | None):
                 f"topology {topology} expects {topo.num_devices} devices, found {jax.device_count()} "
                 f"({jax.default_backend()})"
             )
-        sizes = sizes or topo.mesh
+        sizes = sizes or dict(topo.mesh)
     if sizes is None and jax.device_count() == 1:
         return None
     return mesh_lib.make_mesh(sizes or {"data": -1})
@@ -78,9 +95,15 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
     from jaxpapers.launch import mesh as mesh_lib
 
     mesh_lib.initialize_distributed()
+    mesh_sizes, overrides = split_mesh_overrides(overrides)
     cfg = config_lib.load(spec, overrides=overrides)
+    if "mesh" in cfg:
+        raise ConfigError(
+            f"config {spec!r} sets a mesh; configs do not: the topology decides it (--topology), "
+            "and --config.mesh.<axis>=N overrides it for one run"
+        )
     entry = resolve_entry(cfg, spec)
-    mesh = build_mesh(cfg, topology)
+    mesh = build_mesh(topology, mesh_sizes)
     rules = pick_rules(cfg)
     config_lib.save(cfg, workdir, config=spec, overrides=list(overrides), topology=topology)
     return entry(cfg, workdir, mesh=mesh, rules=rules)

@@ -58,3 +58,23 @@ def test_topologies_resolve_to_valid_meshes():
         assert sizes.keys() == {"data", "fsdp", "tensor", "sequence"}
     with pytest.raises(Exception, match="topology 'v9-1' does not exist"):
         topologies.get("v9-1")
+
+
+def test_the_topology_decides_the_mesh_unless_the_command_line_overrides_it():
+    """The README's scaling command on 8 (fake) devices: h200-8 gives its FSDP mesh; --config.mesh.* wins."""
+    import jax
+
+    from jaxpapers.launch import train
+
+    assert jax.device_count() == 8
+    readme_args = ["--config.strategy=fsdp_tp", "--config.mesh.fsdp=4", "--config.mesh.tensor=2"]
+    sizes, rest = train.split_mesh_overrides(readme_args)
+    assert sizes == {"fsdp": 4, "tensor": 2} and rest == ["--config.strategy=fsdp_tp"]
+    shape = lambda m: {k: v for k, v in m.shape.items() if v > 1}  # noqa: E731
+    assert shape(train.build_mesh("h200-8")) == {"fsdp": 8}
+    assert shape(train.build_mesh("h200-8", sizes)) == {"fsdp": 4, "tensor": 2}
+    assert shape(train.build_mesh(None)) == {"data": 8}
+    with pytest.raises(ConfigError, match="must be an integer"):
+        train.split_mesh_overrides(["--config.mesh.fsdp=four"])
+    with pytest.raises(ConfigError, match="expects 64 devices, found 8"):
+        train.build_mesh("h200-64")
