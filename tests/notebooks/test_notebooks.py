@@ -53,3 +53,20 @@ def test_notebook_runs_in_tiny_mode(source, tmp_path):
     assert any(i in text for i in ids) and any(v in text for v in ("pass", "fail", "report", "divergent")), (
         f"{source.name} must end with the claims' measured values and verdicts; its last cell printed: {text[:300]!r}"
     )
+
+
+def _repository() -> str:
+    import tomllib
+
+    return tomllib.loads((ROOT.parent / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_badge_and_install_cell_name_the_project_repository(source):
+    repo = _repository()
+    owner_name = repo.removeprefix("https://github.com/")
+    text = source.read_text()
+    badge = f"https://colab.research.google.com/github/{owner_name}/blob/main/notebooks/{source.stem}.ipynb"
+    assert badge in text, f"{source.name}: the Colab badge must open {badge}"
+    assert f'REPOSITORY = "{repo}"' in text and "git+{REPOSITORY}" in text, f"{source.name}: install from {repo}"
+    assert '"jax", "jaxlib"' in text, f"{source.name}: the install cell keeps the runtime's jax/jaxlib (pins them)"
