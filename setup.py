@@ -1,13 +1,15 @@
 """Package discovery only (everything else is in pyproject.toml).
 
-``launch/`` and ``configs/`` sit at the top of the repository, as the project conventions lay out,
-and are installed as ``jaxpapers.launch`` and ``jaxpapers.configs`` so that ``jaxpapers train`` and
-``jaxpapers verify`` find rules and presets from any directory, installed or editable.
+``launch/``, ``configs/`` and ``benchmarks/`` sit at the top of the repository, as the project
+conventions lay out, and are installed as ``jaxpapers.launch``, ``jaxpapers.configs`` and
+``jaxpapers.benchmarks`` so that ``jaxpapers train``, ``verify`` and ``bench`` find rules, presets and
+benchmarks from any directory, from a wheel too. In a checkout, ``jaxpapers/__init__.py`` resolves
+them to the checkout itself.
 """
 
 from setuptools import find_packages, setup
 
-MAPPED = {"jaxpapers.launch": "launch", "jaxpapers.configs": "configs"}
+MAPPED = {"jaxpapers.launch": "launch", "jaxpapers.configs": "configs", "jaxpapers.benchmarks": "benchmarks"}
 
 packages = find_packages(include=["jaxpapers", "jaxpapers.*"])
 package_dir = {"jaxpapers": "jaxpapers"}

@@ -258,9 +258,11 @@ def _train(args, rest) -> None:
 
 
 def _bench(args, _rest) -> None:
-    root = Path.cwd() / "benchmarks"
+    root = Path.cwd() / "benchmarks"  # a checkout's benchmarks when run from its root
     if not root.is_dir():
-        root = Path(__file__).resolve().parent.parent / "benchmarks"
+        import jaxpapers.benchmarks
+
+        root = Path(jaxpapers.benchmarks.__file__).parent
     names = sorted(p.stem for p in root.glob("*.py") if not p.name.startswith("_")) if root.is_dir() else []
     if not args.name:
         print("benchmarks: " + (", ".join(names) or "(none found; run from the repository root)"))
