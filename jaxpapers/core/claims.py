@@ -362,7 +362,10 @@ class Claim:
       statement: the statement in plain words.
       source: where it comes from (paper section/equation, or "our derivation").
       kind: closed_form | ordering | scaling | guarantee | reproduction.
-      experiment: ``fn(cfg, key) -> Measurement``.
+      experiment: ``fn(cfg, key) -> Measurement``, or where to find it,
+        ``"<module>:<function>"`` (a leading ``.`` is relative to the paper's package, e.g.
+        ``".experiments.copy_task:measure"``). A string keeps ``claims.py`` free of heavy imports, so
+        that ``jaxpapers list`` and ``describe`` answer without importing JAX.
       config: ``<slug>/<experiment>`` naming ``configs/<slug>/<experiment>.py``.
       predicate: decides the verdict from the Measurement.
       budget_s: seconds allowed per preset on the reference machine (quick: 2 CPU cores, compile
@@ -381,7 +384,7 @@ class Claim:
     statement: str
     source: str
     kind: str  # one of KINDS (checked in __post_init__ with a message naming the claim)
-    experiment: Experiment
+    experiment: Experiment | str
     config: str
     predicate: Predicate
     budget_s: Mapping[str, float] = dataclasses.field(default_factory=lambda: {"quick": 20.0})
@@ -410,6 +413,22 @@ class Claim:
     @property
     def paper(self) -> str:
         return self.id.split("/", 1)[0]
+
+    def resolve_experiment(self) -> Experiment:
+        """The experiment function (imported on first use when given as ``"<module>:<function>"``)."""
+        if callable(self.experiment):
+            return self.experiment
+        import importlib
+
+        module_name, sep, function = self.experiment.partition(":")
+        if not sep or not function:
+            raise ValueError(f"claim {self.id}: experiment={self.experiment!r} must look like 'module:function'")
+        if module_name.startswith("."):
+            module_name = f"jaxpapers.{self.paper}{module_name}"
+        fn = getattr(importlib.import_module(module_name), function, None)
+        if not callable(fn):
+            raise ValueError(f"claim {self.id}: {module_name} has no function {function!r}")
+        return fn
 
     @property
     def name(self) -> str:

@@ -130,7 +130,7 @@ def run_claim(
         cfg = config_lib.load_preset(claim.config, preset, overrides)
         key = jax.random.key(int(cfg.get("seed", 0)))
         with _claim_context(claim), _watchdog(claim.id, hard_limit_s(budget)):
-            m = claim.experiment(cfg, key)
+            m = claim.resolve_experiment()(cfg, key)
         if not isinstance(m, Measurement):
             raise TypeError(f"experiment returned {type(m).__name__}, not a Measurement")
         res.seconds = time.perf_counter() - start

@@ -1,7 +1,14 @@
 """Shared Linen layers with logical axis names (see ``core.axes``).
 
-from jaxpapers.core import nn as jpnn
-block = jpnn.TransformerBlock(num_heads=4, head_dim=16, mlp_dim=128, attn_impl="xla")
+    from jaxpapers.core import nn as jpnn
+    block = jpnn.TransformerBlock(num_heads=4, head_dim=16, mlp_dim=128, attn_impl="xla")
+
+* :class:`Einsum`: the one projection layer (kernel at its true shape, logical names, any input rank);
+  ``MultiHeadAttention`` (``query``/``key``/``value``/``out``) and ``MlpBlock`` (``wi``/``wo``) use it.
+* ``act_axes``: every layer constrains its activations with the logical names of its input's axes
+  (default ``(BATCH, LENGTH, EMBED)``; FuxViT passes ``(BATCH, FRAMES, LENGTH, EMBED)``).
+* Repeated blocks are named ``layers_0..`` unrolled and ``layers`` scanned (params stacked along
+  LAYERS, no wrapper level): :func:`stack_layers` does both for any block class (see ``block.py``).
 """
 
 from jaxpapers.core.nn.attention import (
@@ -12,7 +19,8 @@ from jaxpapers.core.nn.attention import (
     register_attention,
     xla_attention,
 )
-from jaxpapers.core.nn.block import TransformerBlock, TransformerStack
+from jaxpapers.core.nn.block import TransformerBlock, TransformerStack, stack_layers
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 from jaxpapers.core.nn.embed import PatchEmbed, TokenEmbed
 from jaxpapers.core.nn.mlp import MlpBlock
 from jaxpapers.core.nn.norm import layer_norm, rms_norm
@@ -20,6 +28,8 @@ from jaxpapers.core.nn.rotary import apply_rotary, rope_angles
 
 __all__ = [
     "ATTENTION_IMPLS",
+    "SEQUENCE_ACT",
+    "Einsum",
     "MlpBlock",
     "MultiHeadAttention",
     "PatchEmbed",
@@ -27,11 +37,13 @@ __all__ = [
     "TransformerBlock",
     "TransformerStack",
     "apply_rotary",
+    "constrain",
     "dot_product_attention",
     "get_attention",
     "layer_norm",
     "register_attention",
     "rms_norm",
     "rope_angles",
+    "stack_layers",
     "xla_attention",
 ]

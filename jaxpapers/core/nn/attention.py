@@ -22,6 +22,7 @@ from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import axes
 from jaxpapers.core.errors import UnknownNameError
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 from jaxpapers.core.nn.norm import rms_norm
 
 AttentionFn = Callable[..., jax.Array]
@@ -82,8 +83,13 @@ def get_attention(impl: str | AttentionFn) -> AttentionFn:
 
 
 class MultiHeadAttention(nn.Module):
-    """Self-attention: q/k/v projections (EMBED → HEADS×KV), an implementation, output projection.
+    """Self-attention: q/k/v :class:`Einsum` projections (EMBED → HEADS×KV), an implementation, output
+    projection (HEADS×KV → EMBED). Params: ``query``, ``key``, ``value``, ``out`` (each ``kernel``,
+    plus ``bias`` with ``use_bias``) and ``query_norm``/``key_norm`` with ``qk_norm``.
 
+    ``act_axes`` names the input's axes (default [B, S, D]); q/k/v and the attention output are
+    constrained to ``(*act_axes[:-1], HEADS, KV)`` and the result to ``act_axes``. The implementation
+    receives q/k/v in that layout, so inputs of rank > 3 need an implementation that understands them.
     ``qk_fn(q, k) -> (q, k)`` is applied after the optional per-head QK RMS-norm, e.g. to add RoPE.
     Extra keyword arguments of ``__call__`` go to the implementation.
     """
@@ -93,44 +99,28 @@ class MultiHeadAttention(nn.Module):
     impl: str | AttentionFn = "xla"
     qk_norm: bool = False
     use_bias: bool = False
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
 
     @nn.compact
     def __call__(
         self,
-        x: Float[Array, "B S D"],
+        x: Float[Array, "*batch D"],
         *,
-        mask: Bool[Array, "B N S T"] | None = None,
+        mask: Bool[Array, "..."] | None = None,
         is_causal: bool = False,
         qk_fn: Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]] | None = None,
         **impl_kwargs: Any,
-    ) -> Float[Array, "B S D"]:
-        chex.assert_rank(x, 3)
-        d_model = x.shape[-1]
-
-        # Kernels are created at their true rank (not via nn.DenseGeneral, whose flattened init
-        # breaks logical sharding constraints under a mesh); fan-in/out follow the head layout.
-        in_init = nn.initializers.lecun_normal(in_axis=0, out_axis=(1, 2))
-        out_init = nn.initializers.lecun_normal(in_axis=(0, 1), out_axis=2)
+    ) -> Float[Array, "*batch D"]:
+        x = constrain(x, self.act_axes)
+        d_model, n, h = x.shape[-1], self.num_heads, self.head_dim
+        heads_act = (*self.act_axes[:-1], axes.HEADS, axes.KV)
+        kw = dict(use_bias=self.use_bias, dtype=self.dtype, param_dtype=self.param_dtype)
 
         def proj(name: str) -> jax.Array:
-            w = self.param(
-                f"{name}_kernel",
-                nn.with_logical_partitioning(in_init, (axes.EMBED, axes.HEADS, axes.KV)),
-                (d_model, self.num_heads, self.head_dim),
-                self.param_dtype,
-            )
-            y = jnp.einsum("bsd,dnh->bsnh", x.astype(self.dtype), jnp.asarray(w, self.dtype))
-            if self.use_bias:
-                b = self.param(
-                    f"{name}_bias",
-                    nn.with_logical_partitioning(nn.initializers.zeros, (axes.HEADS, axes.KV)),
-                    (self.num_heads, self.head_dim),
-                    self.param_dtype,
-                )
-                y = y + jnp.asarray(b, self.dtype)
-            return nn.with_logical_constraint(y, (axes.BATCH, axes.LENGTH, axes.HEADS, axes.KV))
+            y = Einsum((d_model, n, h), (axes.EMBED, axes.HEADS, axes.KV), "...d,dnh->...nh", **kw, name=name)(x)
+            return constrain(y, heads_act)
 
         q, k, v = proj("query"), proj("key"), proj("value")
         if self.qk_norm:
@@ -139,23 +129,7 @@ class MultiHeadAttention(nn.Module):
         if qk_fn is not None:
             q, k = qk_fn(q, k)
         out = get_attention(self.impl)(q, k, v, mask=mask, is_causal=is_causal, **impl_kwargs)
-        chex.assert_shape(out, (x.shape[0], x.shape[1], self.num_heads, self.head_dim))
-        out = nn.with_logical_constraint(out, (axes.BATCH, axes.LENGTH, axes.HEADS, axes.KV))
-        w_out = self.param(
-            "out_kernel",
-            nn.with_logical_partitioning(out_init, (axes.HEADS, axes.KV, axes.EMBED)),
-            (self.num_heads, self.head_dim, d_model),
-            self.param_dtype,
-        )
-        y = jnp.einsum("bsnh,nhd->bsd", out, jnp.asarray(w_out, self.dtype))
-        if self.use_bias:
-            y = y + jnp.asarray(
-                self.param(
-                    "out_bias",
-                    nn.with_logical_partitioning(nn.initializers.zeros, (axes.EMBED,)),
-                    (d_model,),
-                    self.param_dtype,
-                ),
-                self.dtype,
-            )
-        return nn.with_logical_constraint(y, (axes.BATCH, axes.LENGTH, axes.EMBED))
+        chex.assert_shape(out, q.shape)
+        out = constrain(out, heads_act)
+        y = Einsum((n, h, d_model), (axes.HEADS, axes.KV, axes.EMBED), "...nh,nhd->...d", **kw, name="out")(out)
+        return constrain(y, self.act_axes)

@@ -1,10 +1,19 @@
-"""Pre-norm transformer block and a stack of them (optionally ``nn.scan``-ned and rematerialised).
+"""Pre-norm transformer block and a stack of repeated blocks (optionally ``nn.scan``-ned and rematerialised).
 
-Letters: B batch, S length, D model width, N heads, H head dim.
+Letters: B batch, S length, D model width, N heads, H head dim, L layers.
+
+Naming rule for repeated blocks (every model): unrolled layers are ``layers_0 .. layers_{L-1}``;
+scanned layers are one module ``layers`` whose params are those of one block stacked along a
+leading LAYERS axis, so ``stack(layers_0, .., layers_{L-1})`` *is* the scanned tree (no wrapper
+level). :func:`stack_layers` implements both for any block class; under ``nn.scan`` the
+rematerialised block uses ``prevent_cse=False`` (the scan already keeps XLA from fusing the
+recomputation away), unrolled it keeps the default.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from typing import Any
 
 import flax.linen as nn
@@ -14,6 +23,7 @@ from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import axes
 from jaxpapers.core.nn.attention import AttentionFn, MultiHeadAttention
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, constrain
 from jaxpapers.core.nn.mlp import MlpBlock
 from jaxpapers.core.nn.norm import layer_norm
 from jaxpapers.core.nn.rotary import apply_rotary
@@ -23,7 +33,9 @@ class TransformerBlock(nn.Module):
     """x ← x + Attn(LN(x)); x ← x + MLP(LN(x)).
 
     ``angles`` [B,S,H/2 or fewer] (from :func:`rope_angles`, possibly concatenated over several
-    axes) rotates q and k (RoPE); ``mask`` broadcastable to [B,N,S,S].
+    axes) rotates q and k (RoPE); ``mask`` broadcastable to [B,N,S,S]. ``act_axes`` names the
+    activation axes (see :class:`MlpBlock`); with more than 3 axes ``attn_impl`` must accept
+    q/k/v of that rank.
     """
 
     num_heads: int
@@ -34,17 +46,18 @@ class TransformerBlock(nn.Module):
     is_causal: bool = False
     dropout: float = 0.0
     deterministic: bool = True
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
 
     @nn.compact
     def __call__(
         self,
-        x: Float[Array, "B S D"],
-        mask: Bool[Array, "B N S S"] | None = None,
-        angles: Float[Array, "B S R"] | None = None,
-    ) -> Float[Array, "B S D"]:
-        x = nn.with_logical_constraint(x, (axes.BATCH, axes.LENGTH, axes.EMBED))
+        x: Float[Array, "*batch D"],
+        mask: Bool[Array, "..."] | None = None,
+        angles: Float[Array, "..."] | None = None,
+    ) -> Float[Array, "*batch D"]:
+        x = constrain(x, self.act_axes)
         qk_fn = None
         if angles is not None:
             qk_fn = lambda q, k: (apply_rotary(q, angles), apply_rotary(k, angles))  # noqa: E731
@@ -54,31 +67,87 @@ class TransformerBlock(nn.Module):
             self.head_dim,
             impl=self.attn_impl,
             qk_norm=self.qk_norm,
+            act_axes=self.act_axes,
             dtype=self.dtype,
             param_dtype=self.param_dtype,
             name="attn",
         )(h, mask=mask, is_causal=self.is_causal, qk_fn=qk_fn)
         x = x + nn.Dropout(self.dropout)(h, deterministic=self.deterministic)
         h = layer_norm("ln_mlp", param_dtype=self.param_dtype)(x).astype(self.dtype)
-        h = MlpBlock(self.mlp_dim, dropout=self.dropout, dtype=self.dtype, param_dtype=self.param_dtype, name="mlp")(
-            h, deterministic=self.deterministic
-        )
+        h = MlpBlock(
+            self.mlp_dim,
+            dropout=self.dropout,
+            act_axes=self.act_axes,
+            dtype=self.dtype,
+            param_dtype=self.param_dtype,
+            name="mlp",
+        )(h, deterministic=self.deterministic)
         x = x + nn.Dropout(self.dropout)(h, deterministic=self.deterministic)
-        return nn.with_logical_constraint(x, (axes.BATCH, axes.LENGTH, axes.EMBED))
+        return constrain(x, self.act_axes)
 
 
-class _ScannedBlock(nn.Module):
-    """Adapter giving TransformerBlock the (carry, x) -> (carry, y) signature of ``nn.scan``."""
+def _split_output(out: Any) -> tuple[jax.Array, tuple[Any, ...]]:
+    """A block returns ``x`` or ``(x, *extras)``."""
+    return (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
 
-    block: dict[str, Any]
 
-    @nn.compact
-    def __call__(self, x: jax.Array, mask: jax.Array | None, angles: jax.Array | None) -> tuple[jax.Array, None]:
-        return TransformerBlock(**self.block, name="block")(x, mask, angles), None
+@functools.cache
+def _scan_body(block: type[nn.Module]) -> type[nn.Module]:
+    """``block`` with the ``nn.scan`` signature (x, layer_inputs, *shared) → (x, extras).
+
+    A subclass (not a wrapper module), so the scanned params carry no extra name level.
+    """
+
+    class ScanBody(block):  # type: ignore[misc, valid-type]
+        def __call__(self, x, layer_inputs, *shared):
+            return _split_output(block.__call__(self, x, *shared, *layer_inputs))
+
+    ScanBody.__name__ = ScanBody.__qualname__ = f"Scanned{block.__name__}"
+    return ScanBody
+
+
+def stack_layers(
+    block: type[nn.Module],
+    block_kwargs: Mapping[str, Any],
+    x: jax.Array,
+    *shared: Any,
+    depth: int,
+    layer_inputs: tuple[Any, ...] = (),
+    scan_layers: bool = False,
+    remat: bool = False,
+    name: str = "layers",
+) -> tuple[jax.Array, tuple[Any, ...]]:
+    """``depth`` blocks ``block(**block_kwargs)`` applied in turn to ``x``; call it inside a compact method.
+
+    Each block is called as ``block(x, *shared, *layer_inputs_i)`` and returns ``x`` or
+    ``(x, *extras)``. ``shared`` go to every layer unchanged; ``layer_inputs`` are pytrees with a
+    leading ``depth`` axis (layer i gets index i; None for none). Returns ``(x, extras)`` with every
+    extra stacked along a leading ``depth`` axis (``()`` when the block returns ``x`` only). Params
+    follow the naming rule of this module: ``{name}_{i}`` unrolled, one ``{name}`` scanned.
+    """
+    if scan_layers:
+        body = _scan_body(block)
+        body = nn.remat(body, prevent_cse=False) if remat else body
+        scanned = nn.scan(
+            body,
+            variable_axes={"params": 0},
+            split_rngs={"params": True, "dropout": True},
+            in_axes=(0, *[nn.broadcast] * len(shared)),
+            length=depth,
+            metadata_params={nn.PARTITION_NAME: axes.LAYERS},
+        )
+        return scanned(**block_kwargs, name=name)(x, layer_inputs, *shared)
+    cls = nn.remat(block) if remat else block
+    extras = []
+    for i in range(depth):
+        inputs_i = jax.tree.map(lambda a: a[i], layer_inputs)  # noqa: B023 (used at once)
+        x, extra = _split_output(cls(**block_kwargs, name=f"{name}_{i}")(x, *shared, *inputs_i))
+        extras.append(extra)
+    return x, jax.tree.map(lambda *a: jnp.stack(a), *extras)
 
 
 class TransformerStack(nn.Module):
-    """``depth`` TransformerBlocks named ``layer_0..`` (or one scanned ``layers`` module).
+    """``depth`` TransformerBlocks: ``layers_0..`` unrolled, or one scanned ``layers`` (see :func:`stack_layers`).
 
     ``scan_layers`` stacks the block params along a leading LAYERS axis (fast compile for deep
     models); ``remat`` recomputes block activations in the backward pass (``nn.remat``).
@@ -95,13 +164,14 @@ class TransformerStack(nn.Module):
     deterministic: bool = True
     scan_layers: bool = False
     remat: bool = False
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
 
     @nn.compact
     def __call__(
-        self, x: Float[Array, "B S D"], mask: jax.Array | None = None, angles: jax.Array | None = None
-    ) -> Float[Array, "B S D"]:
+        self, x: Float[Array, "*batch D"], mask: jax.Array | None = None, angles: jax.Array | None = None
+    ) -> Float[Array, "*batch D"]:
         block = dict(
             num_heads=self.num_heads,
             head_dim=self.head_dim,
@@ -111,22 +181,18 @@ class TransformerStack(nn.Module):
             is_causal=self.is_causal,
             dropout=self.dropout,
             deterministic=self.deterministic,
+            act_axes=self.act_axes,
             dtype=self.dtype,
             param_dtype=self.param_dtype,
         )
-        if self.scan_layers:
-            cls = nn.remat(_ScannedBlock, prevent_cse=False) if self.remat else _ScannedBlock
-            scanned = nn.scan(
-                cls,
-                variable_axes={"params": 0},
-                split_rngs={"params": True, "dropout": True},
-                in_axes=(nn.broadcast, nn.broadcast),
-                length=self.depth,
-                metadata_params={nn.PARTITION_NAME: axes.LAYERS},
-            )
-            x, _ = scanned(block, name="layers")(x, mask, angles)
-            return x
-        cls = nn.remat(TransformerBlock) if self.remat else TransformerBlock
-        for i in range(self.depth):
-            x = cls(**block, name=f"layer_{i}")(x, mask, angles)
+        x, _ = stack_layers(
+            TransformerBlock,
+            block,
+            x,
+            mask,
+            angles,
+            depth=self.depth,
+            scan_layers=self.scan_layers,
+            remat=self.remat,
+        )
         return x

@@ -1,6 +1,6 @@
-"""Feed-forward block: Dense(EMBED→MLP), activation, Dense(MLP→EMBED).
+"""Feed-forward block: Einsum(EMBED→MLP), activation, Einsum(MLP→EMBED), for activations of any rank.
 
-Letters: B batch, S length, D model width, F mlp width.
+Letters: D model width, F mlp width; ``...`` the leading axes named by ``act_axes[:-1]``.
 """
 
 from __future__ import annotations
@@ -14,37 +14,34 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxpapers.core import axes
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 
 
 class MlpBlock(nn.Module):
-    """``Dense(mlp_dim) → act → dropout → Dense(out_dim or D)`` with logical axis names."""
+    """``wi: D→F → act → dropout → wo: F→(out_dim or D)`` with logical axis names.
+
+    ``act_axes`` names the input's axes (the last one is the feature axis, EMBED): the hidden
+    activation is constrained to ``(*act_axes[:-1], MLP)`` and the output to ``act_axes``, so
+    [B, S, D] (the default) and e.g. FuxViT's [B, T, P, D] (BATCH, FRAMES, LENGTH, EMBED) both work.
+    """
 
     mlp_dim: int
     out_dim: int | None = None
     act: Callable[[jax.Array], jax.Array] = nn.gelu
     dropout: float = 0.0
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
 
     @nn.compact
-    def __call__(self, x: Float[Array, "B S D"], *, deterministic: bool = True) -> Float[Array, "B S D"]:
+    def __call__(self, x: Float[Array, "*batch D"], *, deterministic: bool = True) -> Float[Array, "*batch E"]:
+        lead = self.act_axes[:-1]
+        d, out = x.shape[-1], self.out_dim or x.shape[-1]
         init = nn.initializers.xavier_uniform()
-        h = nn.Dense(
-            self.mlp_dim,
-            dtype=self.dtype,
-            param_dtype=self.param_dtype,
-            name="wi",
-            kernel_init=nn.with_logical_partitioning(init, (axes.EMBED, axes.MLP)),
-            bias_init=nn.with_logical_partitioning(nn.initializers.zeros, (axes.MLP,)),
-        )(x)
-        h = nn.with_logical_constraint(self.act(h), (axes.BATCH, axes.LENGTH, axes.MLP))
+        kw = dict(kernel_init=init, use_bias=True, dtype=self.dtype, param_dtype=self.param_dtype)
+        x = constrain(x, self.act_axes)
+        h = Einsum((d, self.mlp_dim), (axes.EMBED, axes.MLP), "...d,df->...f", **kw, name="wi")(x)
+        h = constrain(self.act(h), (*lead, axes.MLP))
         h = nn.Dropout(self.dropout)(h, deterministic=deterministic)
-        y = nn.Dense(
-            self.out_dim or x.shape[-1],
-            dtype=self.dtype,
-            param_dtype=self.param_dtype,
-            name="wo",
-            kernel_init=nn.with_logical_partitioning(init, (axes.MLP, axes.EMBED)),
-            bias_init=nn.with_logical_partitioning(nn.initializers.zeros, (axes.EMBED,)),
-        )(h)
-        return nn.with_logical_constraint(y, (axes.BATCH, axes.LENGTH, axes.EMBED))
+        y = Einsum((self.mlp_dim, out), (axes.MLP, axes.EMBED), "...f,fd->...d", **kw, name="wo")(h)
+        return constrain(y, self.act_axes)

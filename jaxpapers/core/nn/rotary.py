@@ -1,6 +1,6 @@
 """Rotary position embeddings (RoPE, Su et al. 2021) on one axis; multi-axis RoPE splits channels.
 
-Letters: B batch, S positions, N heads, H head dim.
+Letters: B batch, S positions, N heads, H head dim, H2 rotated channel pairs; ``*batch`` any leading axes.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ def rope_angles(positions: Int[Array, "*batch S"], dim: int, base: float = 10_00
     return positions.astype(jnp.float32)[..., None] * inv_freq
 
 
-def apply_rotary(x: Float[Array, "B S N H"], angles: Float[Array, "B S H2"]) -> Float[Array, "B S N H"]:
+def apply_rotary(x: Float[Array, "*#batch N H"], angles: Float[Array, "*#batch H2"]) -> Float[Array, "*#batch N H"]:
     """Rotates channel pairs (x[2i], x[2i+1]) of the first ``2·H2`` channels by ``angles``.
 
-    ``angles`` broadcast over heads; channels beyond ``2·H2`` pass through unchanged, so several
-    axes can be rotated on disjoint channel slices (multi-axis RoPE).
+    ``x`` is [..., N, H] with any leading axes (e.g. [B, S] or FuxViT's [B, T, P]), ``angles``
+    [..., H2] with leading axes that broadcast against them; ``angles`` broadcast over heads.
+    Channels beyond ``2·H2`` pass through unchanged, so several axes can be rotated on disjoint
+    channel slices (multi-axis RoPE).
     """
     half = angles.shape[-1]
     rot, rest = x[..., : 2 * half], x[..., 2 * half :]
