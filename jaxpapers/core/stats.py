@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy import stats as sps
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +28,8 @@ def fit_loglog(x, y) -> LogLogFit:
         lx, ly = np.log(np.asarray(x, np.float64)), np.log(np.asarray(y, np.float64))
     if lx.size < 2 or not (np.all(np.isfinite(lx)) and np.all(np.isfinite(ly))):
         raise ValueError("fit_loglog needs at least two positive, finite (x, y) points")
+    from scipy import stats as sps  # imported on use: scipy.stats costs seconds at import
+
     res = sps.linregress(lx, ly)
     n = lx.size
     half = float(sps.t.ppf(0.975, n - 2) * res.stderr) if n > 2 else float("inf")

@@ -347,15 +347,15 @@ def format_value(value: Any, stderr: Any = None, digits: int = 6) -> str:
         return value
     arr = np.asarray(value)
     if arr.dtype == bool and arr.size == 1:
-        text = str(bool(arr))
+        text = str(bool(arr.item()))
     elif arr.size == 1:
-        text = f"{float(arr):.{digits}g}"
+        text = f"{float(arr.item()):.{digits}g}"  # .item(): float() of a shape-(1,) array fails in NumPy 2
     elif arr.size <= 8:
         text = "[" + ", ".join(f"{float(x):.{min(digits, 4)}g}" for x in arr.ravel()) + "]"
     else:
         text = f"[{arr.size} values in {float(arr.min()):.4g}..{float(arr.max()):.4g}]"
     if stderr is not None and np.asarray(stderr).size == 1:
-        text += f" ± {float(np.asarray(stderr)):.2g}"
+        text += f" ± {float(np.asarray(stderr).item()):.2g}"
     return text
 
 

@@ -107,6 +107,8 @@ def test_format_value():
     assert verify.format_value({"a": 1.0, "b": [1, 2]}) == "a=1, b=[1, 2]"
     assert verify.format_value(1.5, 0.01) == "1.5 ± 0.01"
     assert verify.format_value(list(range(20))) == "[20 values in 0..19]"
+    assert verify.format_value(jnp.array([0.5])) == "0.5" and verify.format_value([[True]]) == "True"
+    assert verify.format_value(0.25, jnp.array([0.01])) == "0.25 ± 0.01"
 
 
 def test_by_preset_predicate_uses_the_preset_that_ran():
