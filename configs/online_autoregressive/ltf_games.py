@@ -1,0 +1,28 @@
+"""Θ(d²) scaling, measured (claim O6 of ``online_autoregressive``; spec Family 2).
+
+Halving (E2E over the induced class, CoT over the base class with chain updates) against the greedy splitting
+adversary, one jitted program per d vmapped over (M, feedback) × seeds; bound log2 N(d).
+
+    jaxpapers verify online_autoregressive/O6                 # quick: d ∈ {2,3,4}, M ∈ {1,4,16}, 20 seeds
+    jaxpapers verify online_autoregressive/O6 --preset full   # d = 2..6 (d = 6: GPU), quadratic fit
+
+Expected (quick): E2E means d=2: 3.0, 2.0, 2.0; d=3: ≈ 5.9, 5.0, 5.0; d=4: ≈ 9.0, 7.75, 8.0; all ≤ log2 N(d)
+(3.81, 6.70, 10.88); max/min over M ≤ 1.5. ≈ 5 s.
+"""
+
+import ml_collections
+
+from jaxpapers.core.config import parse_arg
+
+
+def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
+    a = parse_arg(arg)
+    cfg = ml_collections.ConfigDict()
+    cfg.preset = a.preset
+    cfg.seed = 6
+    cfg.ltf_games = ml_collections.ConfigDict(dict(ds=(2, 3, 4), ms=(1, 4, 16), seeds=20, tie_noise=0.5))
+    if a.preset == "tiny":
+        cfg.ltf_games.update(ds=(2, 3), ms=(1, 4), seeds=4)
+    elif a.preset == "full":
+        cfg.ltf_games.update(ds=(2, 3, 4, 5, 6), ms=(1, 2, 4, 8, 16, 64))
+    return cfg
