@@ -16,16 +16,22 @@
 #
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/jaxpapers/jaxpapers/blob/main/notebooks/example.ipynb)
 #
-# The pattern every paper notebook follows: load a preset through the Python config loader, train
-# through the shared trainer, plot, and compare with the registered claim.
+# The pattern every paper notebook follows: load a preset through the Python config loader, run the
+# claim's experiment (`measure`, which trains through the shared trainer), show its figure, and let the
+# registered claim's predicate judge the measurement.
 
 # %%
 import importlib.util
 import subprocess
 import sys
+from importlib.metadata import version
 
+REPOSITORY = "https://github.com/jaxpapers/jaxpapers"
 if "google.colab" in sys.modules and importlib.util.find_spec("jaxpapers") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jaxpapers[data]"], check=True)
+    keep = [f"{p}=={version(p)}" for p in ("jax", "jaxlib")]  # the runtime's jax/jaxlib stay as they are
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", f"jaxpapers[data] @ git+{REPOSITORY}", *keep], check=True
+    )
 
 # %% tags=["parameters"]
 import os
@@ -33,26 +39,28 @@ import os
 PRESET = os.environ.get("JAXPAPERS_NOTEBOOK_PRESET", "quick")  # tiny | quick | full
 
 # %%
-import matplotlib.pyplot as plt
+import jax
 
-from jaxpapers.core import config, plots, registry
-from jaxpapers.example import train
+from jaxpapers.core import config, registry
+from jaxpapers.example import experiments
 
 cfg = config.load("example/copy", f"preset={PRESET}")
-result = train(cfg, workdir=None, progress=False)
-final = result.history[-1]
-print(f"held-out loss on the copied half: {final['eval/loss']:.4g} nats, accuracy {final['eval/accuracy']:.3f}")
+m = experiments.copy_task.measure(cfg, jax.random.key(cfg.seed))  # trains through the shared trainer
+print(
+    f"held-out loss on the copied half: {m.measured['eval_loss']:.4g} nats (chance {m.details['chance_loss']:.3g}), "
+    f"accuracy {m.measured['eval_accuracy']:.3f}"
+)
 
-# %%
-fig, ax = plots.figure()
-plots.training_curves(ax, result.history, ("loss", "eval/loss"), logy=True)
-ax.axhline(cfg.max_eval_loss, ls="--", color="gray")
-plt.show()
+# %% tags=["key-figure"]
+m.figures["loss"]
 
 # %% [markdown]
-# The same measurement is the registered claim; `jaxpapers verify example` runs it with its predicate.
+# The same measurement is the registered claim; its predicate decides (`jaxpapers verify example` runs both).
 
 # %%
 (claim,) = registry.claims_of("example")
+m.preset = PRESET
+outcome = claim.predicate(m)
 print(claim.statement)
 print("criterion:", claim.predicate.describe())
+print(f"{claim.name}: measured {m.measured} -> {outcome.verdict} {outcome.reason}")

@@ -27,9 +27,12 @@
 import importlib.util
 import subprocess
 import sys
+from importlib.metadata import version
 
+REPOSITORY = "https://github.com/jaxpapers/jaxpapers"
 if "google.colab" in sys.modules and importlib.util.find_spec("jaxpapers") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jaxpapers"], check=True)
+    keep = [f"{p}=={version(p)}" for p in ("jax", "jaxlib")]  # the runtime's jax/jaxlib stay as they are
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"jaxpapers @ git+{REPOSITORY}", *keep], check=True)
 
 # %% tags=["parameters"]
 import os
@@ -38,19 +41,19 @@ PRESET = os.environ.get("JAXPAPERS_NOTEBOOK_PRESET", "quick")  # tiny | quick | 
 
 # %%
 import jax
-import matplotlib.pyplot as plt
 import numpy as np
 
-from jaxpapers.core import config, plots, registry
+from jaxpapers.core import config, registry
+from jaxpapers.core.stats import fit_loglog
 from jaxpapers.llm_economics import (
     FirmConfig,
+    FirmParams,
     SolverOptions,
-    closed_form,
-    concat_params,
-    fit_exponents,
+    compute_bound_exponents,
+    experiments,
+    figures,
     param_grid,
     sweep_compute_bound,
-    sweep_data_bound,
 )
 
 cfg = config.load("llm_economics/compute_bound", f"preset={PRESET}")
@@ -59,47 +62,42 @@ options = config.to_dataclass(SolverOptions, cfg.solver)
 E = np.logspace(np.log10(cfg.sweep.e_lo), np.log10(cfg.sweep.e_hi), cfg.sweep.num)
 
 with jax.enable_x64(True):  # float64 for this block only: E up to 1e21, C up to 1e30
-    batch, _ = param_grid(firm.params(), {"E": E})
+    base = FirmParams.from_config(firm)
+    batch, _ = param_grid(base, {"E": E})
     sol = jax.tree.map(np.asarray, sweep_compute_bound(batch, options))
-    predicted = closed_form.compute_bound_exponents(firm.params().law, firm.gamma)._asdict()
+    exps = compute_bound_exponents(base.law, firm.gamma)
+    predicted = {k: float(getattr(exps, k)) for k in ("e_N", "e_D", "e_C", "e_spend")}
 
-fits = fit_exponents(E, {"N": sol.N, "D": sol.D, "C": sol.C, "spend": sol.spend})
 for name, key in (("N", "e_N"), ("D", "e_D"), ("C", "e_C"), ("spend", "e_spend")):
-    print(f"{name:>5}* ∝ E^{fits[name].slope:.5f}   closed form {float(predicted[key]):.5f}   R² {fits[name].r2:.6f}")
+    fit = fit_loglog(E, getattr(sol, name))
+    print(f"{name:>5}* ∝ E^{fit.slope:.5f}   closed form {predicted[key]:.5f}   R² {fit.r2:.6f}")
 
 # %% [markdown]
 # The paper's key figure: the profit-optimal model size, data, compute and training spend against hardware
 # efficiency on log-log axes, with fitted slopes (solid) and the closed form (dashed).
 
-# %%
-fig, axes = plots.figure(2, 2, width=3.8, height=3.0)
-labels = {"N": "N* (parameters)", "D": "D* (tokens)", "C": "C* = 6N*D* (FLOP)", "spend": "training spend ($)"}
-keys = {"N": "e_N", "D": "e_D", "C": "e_C", "spend": "e_spend"}
-for ax, name in zip(np.ravel(axes), labels, strict=True):
-    plots.loglog_fit(ax, E, getattr(sol, name), fits[name], predicted_slope=float(predicted[keys[name]]))
-    ax.set_xlabel("hardware efficiency E (FLOP/$)")
-    ax.set_ylabel(labels[name])
-fig.suptitle(f"compute-bound optimum ({firm.law}, γ = {firm.gamma:g}, ρ = {firm.rho:g})")
-plt.show()
+# %% tags=["key-figure"]
+figures.key_figure(E, sol, predicted, f"compute-bound optimum ({firm.law}, γ = {firm.gamma:g}, ρ = {firm.rho:g})")
 
 # %% [markdown]
 # ## Efficiency gains: where our reconstruction agrees with the paper, and where it does not
 #
 # Halving B (data efficiency) grows N* and spend, as the paper says. Halving A (parameter efficiency) shrinks
 # N*, as the author thread says, but grows D* and spend, which the thread says fall: claim E6b reports
-# "divergent". Six firms reuse the compiled program above (batches are padded to a common size).
+# "divergent". The claims' experiments share one sweep of six firms (ρ ∈ {0, 2e5}).
 
 # %%
+scfg = config.load("llm_economics/statics", f"preset={PRESET}")
 with jax.enable_x64(True):
-    law = firm.params().law
-    changes = ({}, {"A": law.A / 2}, {"B": law.B / 2})
-    firms = [firm.params(rho=rho, law=law.replace(**change)) for rho in (0.0, 2e5) for change in changes]
-    statics = jax.tree.map(np.asarray, sweep_compute_bound(concat_params(firms), options))
-for i, rho in enumerate((0.0, 2e5)):
-    base = 3 * i
-    for label, j in (("A → A/2", base + 1), ("B → B/2", base + 2)):
-        ratio = {q: getattr(statics, q)[j] / getattr(statics, q)[base] for q in ("N", "D", "spend")}
-        print(f"ρ = {rho:g}, {label}: " + ", ".join(f"{q}* ×{r:.3f}" for q, r in ratio.items()))
+    data_gain = experiments.statics.measure_data_efficiency(scfg, None)
+    param_gain = experiments.statics.measure_param_data_spend(scfg, None)
+    param_size = experiments.statics.measure_param_size(scfg, None)
+for i, rho in enumerate(scfg.rhos):
+    b, a, n = data_gain.measured, param_gain.measured, param_size.measured
+    print(
+        f"ρ = {rho:g}: B → B/2: N* ×{b['N_ratio'][i]:.3f}, spend ×{b['spend_ratio'][i]:.3f};  A → A/2: "
+        f"N* ×{n['N_ratio'][i]:.3f}, D* ×{a['D_ratio'][i]:.3f}, spend ×{a['spend_ratio'][i]:.3f}"
+    )
 
 # %% [markdown]
 # ## Data-bound regime
@@ -109,30 +107,21 @@ for i, rho in enumerate((0.0, 2e5)):
 
 # %%
 dcfg = config.load("llm_economics/data_bound", f"preset={PRESET}")
-D = np.logspace(np.log10(dcfg.hard.d_lo), np.log10(dcfg.hard.d_hi), dcfg.hard.num)
 with jax.enable_x64(True):
-    grid, _ = param_grid(firm.params(E=dcfg.hard.d_at_e), {"D_max": D})
-    hard = jax.tree.map(np.asarray, sweep_data_bound(grid, options))
-fit = fit_exponents(D, {"spend": hard.spend})["spend"]
-print(f"cap binds everywhere: {bool(np.all(hard.cap_ratio == 1.0))}; spend ∝ D^{fit.slope:.5f}")
-fig, ax = plots.figure()
-plots.loglog_fit(ax, D, hard.spend, fit, predicted_slope=2.0)
-ax.set_xlabel("available data D (tokens)")
-ax.set_ylabel(f"training spend ($) at E = {dcfg.hard.d_at_e:g}")
-plt.show()
+    hard = experiments.data_bound.measure_hard_cap(dcfg, None)
+print(
+    f"N*/N_opt(D) in [{hard.measured['cap_ratio_min']}, {hard.measured['cap_ratio_max']}]; spend ∝ "
+    f"D^{hard.measured['slope_D']:.5f} E^{hard.measured['slope_E']:.5f}"
+)
+hard.figures["spend"]
 
 # %% [markdown]
-# The same measurements are registered claims; `jaxpapers verify llm_economics` runs them with their predicates.
+# The same measurements are registered claims; their predicates decide (`jaxpapers verify llm_economics`
+# runs every claim).
 
 # %%
 claims = {c.name.split("-")[0]: c for c in registry.claims_of("llm_economics")}
-claim = claims["E2"]
-print(claim.statement)
-print("criterion:", claim.predicate.describe())
-with jax.enable_x64(True):
-    measurement = claim.experiment(cfg, jax.random.key(0))
-for f in measurement.figures.values():
-    plt.close(f)  # the same figure as above
-outcome = claim.predicate(measurement)
-print("verdict on this preset:", outcome.verdict, "|", outcome.reason)
-print("E6b:", claims["E6b"].predicate.describe())
+for short, m in (("E5", data_gain), ("E6a", param_size), ("E6b", param_gain), ("E7", hard)):
+    m.preset = PRESET
+    outcome = claims[short].predicate(m)
+    print(f"{claims[short].name}: {outcome.verdict}  measured {m.measured}")

@@ -18,7 +18,7 @@ local, not exact power laws).
 import ml_collections
 
 from jaxpapers.core.config import parse_arg
-from jaxpapers.llm_economics.settings import firm_config, solver_config
+from jaxpapers.llm_economics.config import firm_config, solver_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:

@@ -16,7 +16,7 @@ form to ~1e-12; quick wall time ≈ 3 s (mostly compilation).
 import ml_collections
 
 from jaxpapers.core.config import parse_arg
-from jaxpapers.llm_economics.settings import solver_config
+from jaxpapers.llm_economics.config import solver_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:

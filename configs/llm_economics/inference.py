@@ -15,7 +15,7 @@ Presets: tiny (5 points), quick (21 points, ρ = 2e5), full (the same E range fo
 import ml_collections
 
 from jaxpapers.core.config import parse_arg
-from jaxpapers.llm_economics.settings import firm_config, solver_config
+from jaxpapers.llm_economics.config import firm_config, solver_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:

@@ -16,7 +16,7 @@ Presets: tiny = quick (6 firms: base, A/2, B/2 for ρ ∈ {0, 2e5}); full adds m
 import ml_collections
 
 from jaxpapers.core.config import parse_arg
-from jaxpapers.llm_economics.settings import firm_config, solver_config
+from jaxpapers.llm_economics.config import firm_config, solver_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:

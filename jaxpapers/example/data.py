@@ -3,6 +3,9 @@
 A sequence is ``x_1..x_L, x_1..x_L`` with ``x_i`` uniform over ``{0..V-1}``. Next-token prediction on
 the second half needs attention at a fixed relative offset (L), which RoPE makes easy to express;
 the first half is unpredictable, so its tokens carry no loss.
+
+Layout rule: data generators are plain, seeded NumPy functions of explicit arguments (no config object),
+so tests and notebooks can call them directly; ``train.py`` wraps them in a grain source.
 """
 
 from __future__ import annotations

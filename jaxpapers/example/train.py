@@ -1,7 +1,15 @@
-"""Training TinyLM on the copy task through the shared trainer (the pattern for model papers)."""
+"""Training TinyLM on the copy task: the loss factory and the entry point ``train``.
+
+Layout rule: a model paper's ``train(cfg, workdir, *, mesh=None, rules=None, progress=True)`` converts the
+config groups to typed dataclasses, builds the model, data and optimiser, and hands them to the core recipe
+``core.train.train_model`` (sharded state, jitted step and eval, checkpoints, resume). ``jaxpapers train``
+(``launch/train.py``) calls it with the mesh and the logical-axis rules of ``cfg.rules_family`` and
+``cfg.strategy``; claims call it without (one device, replicated). Papers never import ``jaxpapers.launch``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import jax
@@ -9,18 +17,26 @@ import jax.numpy as jnp
 import ml_collections
 import optax
 
-from jaxpapers.core import config as config_lib
+from jaxpapers.core import sharding as sharding_lib
+from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.data import ArraySource, train_batches
-from jaxpapers.core.train import FitResult, fit, init_state, make_train_step
+from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, make_optimizer, train_model
+from jaxpapers.core.train.step import LossFn
+from jaxpapers.example.config import CopyDataConfig, TinyLMConfig
 from jaxpapers.example.data import copy_task
-from jaxpapers.example.model import TinyLM, TinyLMConfig
-from jaxpapers.launch import rules as rules_lib
+from jaxpapers.example.model import TinyLM
 
 
-def loss_fn(model: TinyLM):
-    """Masked next-token cross-entropy (nats per copied token) and accuracy on the copied half."""
+def make_loss_fn(model: TinyLM) -> LossFn:
+    """``loss_fn(params, batch, key, *, train) -> (loss, {"accuracy"})``: masked next-token cross-entropy.
 
-    def compute(params: Any, batch: dict[str, jax.Array], key: jax.Array, *, train: bool) -> tuple[jax.Array, dict]:
+    The loss is in nats per copied token (the mean over the positions where ``batch["loss_mask"]`` is 1);
+    accuracy is the argmax hit rate on the same positions.
+    """
+
+    def loss_fn(
+        params: Any, batch: Mapping[str, jax.Array], key: jax.Array, *, train: bool
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
         del key, train  # no dropout in TinyLM
         tokens, mask = batch["tokens"], batch["loss_mask"]
         logits = model.apply({"params": params}, tokens[:, :-1])
@@ -29,62 +45,44 @@ def loss_fn(model: TinyLM):
         accuracy = ((logits.argmax(-1) == tokens[:, 1:]) * mask).sum() / denom
         return (ce * mask).sum() / denom, {"accuracy": accuracy}
 
-    return compute
-
-
-def evaluate(model: TinyLM, params: Any, batch: dict[str, Any]) -> dict[str, float]:
-    """Held-out loss and accuracy on the copied half."""
-    loss, aux = loss_fn(model)(params, jax.tree.map(jnp.asarray, batch), jax.random.key(0), train=False)
-    return {"loss": float(loss), "accuracy": float(aux["accuracy"])}
-
-
-def make_optimizer(cfg: ml_collections.ConfigDict) -> optax.GradientTransformation:
-    """AdamW with linear warm-up and cosine decay, gradients clipped to norm 1."""
-    schedule = optax.warmup_cosine_decay_schedule(0.0, cfg.lr, cfg.warmup_steps, max(cfg.steps, cfg.warmup_steps + 1))
-    return optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=cfg.weight_decay))
+    return loss_fn
 
 
 def train(
-    cfg: ml_collections.ConfigDict, workdir: str | None, *, mesh: jax.sharding.Mesh | None = None, progress: bool = True
+    cfg: ml_collections.ConfigDict,
+    workdir: str | None,
+    *,
+    mesh: jax.sharding.Mesh | None = None,
+    rules: sharding_lib.Rules | None = None,
+    progress: bool = True,
 ) -> FitResult:
     """Trains TinyLM on generated copy-task data; resumes from ``workdir`` if it holds a checkpoint.
 
-    The returned history holds ``eval/loss`` and ``eval/accuracy`` on a held-out set.
+    Training data are drawn with ``cfg.seed`` and the held-out set with ``cfg.seed + 1``; the returned
+    history holds ``eval/loss`` and ``eval/accuracy`` on the held-out set (every ``train.eval_every``
+    steps and at the end) and ``state.params`` the final parameters.
     """
-    model_cfg = config_lib.to_dataclass(TinyLMConfig, cfg.model)
+    model_cfg = to_dataclass(TinyLMConfig, cfg.model)
+    data_cfg = to_dataclass(CopyDataConfig, cfg.data)
+    loop = to_dataclass(LoopConfig, cfg.train)
+    tx = make_optimizer(to_dataclass(OptimConfig, cfg.optim), loop.steps)
     model = TinyLM(model_cfg)
-    rules = rules_lib.get("transformer", cfg.strategy)
-    d = cfg.data
-    train_data = copy_task(d.num_train, half_len=d.half_len, vocab_size=model_cfg.vocab_size, seed=cfg.seed)
-    eval_data = copy_task(d.num_eval, half_len=d.half_len, vocab_size=model_cfg.vocab_size, seed=cfg.seed + 1)
-    batches = train_batches(ArraySource(train_data), cfg.train.batch_size, seed=cfg.seed)
 
-    tx = make_optimizer(cfg.train)
-    example = jnp.zeros((1, 2 * d.half_len - 1), jnp.int32)
-    state, shardings = init_state(
-        lambda k: model.init(k, example)["params"], tx, jax.random.key(cfg.seed), mesh=mesh, rules=rules
-    )
-    eval_batch = jax.tree.map(jnp.asarray, eval_data)
-    eval_step = jax.jit(lambda p: loss_fn(model)(p, eval_batch, jax.random.key(0), train=False))
+    def data(num: int, seed: int) -> dict[str, Any]:
+        return copy_task(num, half_len=data_cfg.half_len, vocab_size=model_cfg.vocab_size, seed=seed)
 
-    def eval_fn(s) -> dict[str, Any]:
-        loss, aux = eval_step(s.params)
-        return {"loss": loss, **aux}
-
-    t = cfg.train
-    return fit(
-        state,
-        make_train_step(loss_fn(model), tx),
-        batches,
-        num_steps=t.steps,
+    example = jnp.zeros((1, data_cfg.seq_len - 1), jnp.int32)
+    return train_model(
+        lambda k: model.init(k, example)["params"],
+        make_loss_fn(model),
+        tx,
+        train_batches(ArraySource(data(data_cfg.num_train, cfg.seed)), loop.batch_size, seed=cfg.seed),
+        loop=loop,
+        key=jax.random.key(cfg.seed),
         workdir=workdir,
         mesh=mesh,
         rules=rules,
-        shardings=shardings,
-        log_every=t.log_every,
-        ckpt_every=t.ckpt_every,
-        eval_fn=eval_fn,
-        eval_every=t.eval_every,
+        eval_batch=data(data_cfg.num_eval, cfg.seed + 1),
         model_config=cfg.model,
         progress=progress,
         description="copy",

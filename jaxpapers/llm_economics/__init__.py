@@ -9,36 +9,28 @@
 
 Sweeps: ``params, shape = param_grid(FirmParams(), {"E": E_grid})`` then ``sweep_compute_bound(params)``
 (one jitted, vmapped computation), or ``jax.vmap(solve_compute_bound)(params)``.
+
+Layout: ``config.py`` (typed settings, no JAX), ``scaling_laws.py``, ``demand.py``, ``model.py`` (the firm),
+``solve.py`` (the solvers), ``closed_form.py``, ``trends.py``; ``experiments/`` (one module per claim group),
+``studies.py`` (a sweep E5/E6 share), ``figures.py``, ``claims.py``; ``reference.py`` is the float64
+NumPy/SciPy reference that tests and the benchmark compare with.
 """
 
+from jaxpapers.llm_economics import experiments, figures, reference
 from jaxpapers.llm_economics.closed_form import (
     compute_bound_exponents,
     gamma_for_spend_exponent,
     hard_cap_exponents,
     hard_cap_spend,
     pareto_closed_form,
-    tpp_spend,
 )
-from jaxpapers.llm_economics.demand import (
-    loglogistic_share,
-    loguniform_share,
-    pareto_share,
-    revenue,
-)
-from jaxpapers.llm_economics.fit import fit_exponents, loglog_slope
-from jaxpapers.llm_economics.model import (
-    FirmParams,
-    concat_params,
-    data_bound_profit,
-    gamma_lambda,
-    param_grid,
-    profit,
-)
+from jaxpapers.llm_economics.config import CALIBRATED_R0, FirmConfig, SolverOptions
+from jaxpapers.llm_economics.demand import loglogistic_share, loguniform_share, pareto_share, revenue
+from jaxpapers.llm_economics.model import FirmParams, param_grid, profit
 from jaxpapers.llm_economics.scaling_laws import (
     BESIROGLU,
     HOFFMANN_ROUNDED,
     HOFFMANN_UNROUNDED,
-    LAWS,
     LossLaw,
     frontier,
     frontier_constants,
@@ -47,7 +39,6 @@ from jaxpapers.llm_economics.scaling_laws import (
     muennighoff_effective,
     n_opt_for_data,
 )
-from jaxpapers.llm_economics.settings import CALIBRATED_R0, FirmConfig, SolverOptions
 from jaxpapers.llm_economics.solve import (
     DataBoundSolution,
     Solution,
@@ -64,7 +55,6 @@ __all__ = [
     "CALIBRATED_R0",
     "HOFFMANN_ROUNDED",
     "HOFFMANN_UNROUNDED",
-    "LAWS",
     "DataBoundSolution",
     "FirmConfig",
     "FirmParams",
@@ -72,19 +62,16 @@ __all__ = [
     "Solution",
     "SolverOptions",
     "compute_bound_exponents",
-    "concat_params",
-    "data_bound_profit",
-    "fit_exponents",
+    "experiments",
+    "figures",
     "fit_trend",
     "frontier",
     "frontier_constants",
     "gamma_for_spend_exponent",
-    "gamma_lambda",
     "get_law",
     "hard_cap_exponents",
     "hard_cap_spend",
     "load_trend_csv",
-    "loglog_slope",
     "loglogistic_share",
     "loguniform_share",
     "loss",
@@ -94,11 +81,11 @@ __all__ = [
     "pareto_closed_form",
     "pareto_share",
     "profit",
+    "reference",
     "revenue",
     "solve_compute_bound",
     "solve_data_bound",
     "solve_frontier",
     "sweep_compute_bound",
     "sweep_data_bound",
-    "tpp_spend",
 ]

@@ -16,12 +16,12 @@ import math
 from typing import NamedTuple
 
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import ArrayLike, Float
 
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.model import FirmParams
 
-Values = Float[Array, "..."]
+Values = Float[ArrayLike, "..."]
 
 
 class Exponents(NamedTuple):

@@ -15,19 +15,20 @@ Laws (spec, "Firm model"):
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import ArrayLike, Float
 
-from jaxpapers.llm_economics.settings import DEMANDS
+from jaxpapers.llm_economics.config import DEMANDS
 
-Values = Float[Array, "..."]
+Values = Float[ArrayLike, "..."]
 
 
+@runtime_checkable
 class DemandParams(Protocol):
-    """What the revenue functions read (``FirmParams`` provides it)."""
+    """What the revenue functions read (``FirmParams`` provides it; runtime-checkable, so beartype can check it)."""
 
     R0: Values
     gamma: Values

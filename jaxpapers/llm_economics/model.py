@@ -24,20 +24,21 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
-from jaxtyping import Array, Float
+from jaxtyping import ArrayLike, Bool, Float
 
 from jaxpapers.core.checks import check_choice, check_range, is_traced
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.llm_economics import demand as demand_lib
 from jaxpapers.llm_economics import scaling_laws as sl
-from jaxpapers.llm_economics.settings import CALIBRATED_R0, CAP_KINDS
+from jaxpapers.llm_economics.config import CALIBRATED_R0, CAP_KINDS, FirmConfig
 
-Scalar = Float[Array, ""] | float
+Scalar = Float[ArrayLike, "..."] | float  # one value, or a batch (leaves carry the batch axis)
 
 
 @struct.dataclass(kw_only=True)
@@ -82,6 +83,18 @@ class FirmParams:
         check_choice("demand", self.demand, demand_lib.DEMANDS)
         check_choice("cap_kind", self.cap_kind, CAP_KINDS)
 
+    @classmethod
+    def from_config(cls, cfg: FirmConfig, **overrides: Any) -> FirmParams:
+        """One firm from the ``firm`` config group; ``overrides`` replace fields (``E=1e19``, ``law="besiroglu"``).
+
+        ``law`` may be a name (looked up with ``scaling_laws.get_law``) or a :class:`scaling_laws.LossLaw`.
+        """
+        fields = {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)}
+        fields.update(overrides)
+        if isinstance(fields["law"], str):
+            fields["law"] = sl.get_law(fields["law"])
+        return cls(**fields)
+
 
 _POSITIVE = ("R0", "gamma", "E", "D_max", "ell0", "ell_max", "tokens_per_param", "r_d_star", "r_n_star")
 
@@ -124,12 +137,12 @@ def validate_params(params: FirmParams) -> None:
             raise ConfigError(f"ell_max={float(hi[i])!r} must exceed ell0={float(lo[i])!r} for the log-uniform demand")
 
 
-def gamma_lambda(params: FirmParams) -> Float[Array, "..."]:
+def gamma_lambda(params: FirmParams) -> Float[ArrayLike, "..."]:
     """γ·λ: revenue grows like C^{γλ} along the compute-optimal frontier (λ = αβ/(α+β))."""
     return params.gamma * sl.frontier_constants(params.law).lam
 
 
-def is_bounded(params: FirmParams) -> Float[Array, "..."]:
+def is_bounded(params: FirmParams) -> Bool[ArrayLike, "..."]:
     """False where the compute-bound problem has no interior optimum (traced-friendly, for NaN masking).
 
     With Pareto demand and no inference cost, profit along the frontier is R0·K^{-γ}·C^{γλ} − C/E: for γλ ≥ 1
@@ -167,18 +180,18 @@ def _scaled_profit(ell, log_n, log_tokens, params: FirmParams):
     return rev * (1.0 - inference) - train
 
 
-def scaled_profit(z: Float[Array, "2"], params: FirmParams) -> Float[Array, ""]:
+def scaled_profit(z: Float[ArrayLike, "2"], params: FirmParams) -> Float[ArrayLike, ""]:
     """J(z) = Π(e^{z1}, e^{z2}; E)/R0, the compute-bound objective (z = (log N, log D))."""
     ell = sl.reducible_loss_log(params.law, z[0], z[1])
     return _scaled_profit(ell, z[0], z[1], params)
 
 
-def profit(z: Float[Array, "2"], params: FirmParams) -> Float[Array, ""]:
+def profit(z: Float[ArrayLike, "2"], params: FirmParams) -> Float[ArrayLike, ""]:
     """Π(N, D; E) = R(ℓ)·(1 − ρN/E) − 6ND/E in dollars, at z = (log N, log D)."""
     return params.R0 * scaled_profit(z, params)
 
 
-def log_n_cap(params: FirmParams) -> Float[Array, ""]:
+def log_n_cap(params: FirmParams) -> Float[ArrayLike, "..."]:
     """log N_opt(D_max): where extra parameters stop helping (``hard``/``soft``: Chinchilla; ``tpp``: D/20)."""
     log_d = jnp.log(params.D_max)
     if params.cap_kind == "tpp":
@@ -186,7 +199,7 @@ def log_n_cap(params: FirmParams) -> Float[Array, ""]:
     return sl.log_n_opt_for_data(params.law, log_d)
 
 
-def data_bound_loss(z: Float[Array, " k"], params: FirmParams) -> tuple[Float[Array, ""], Float[Array, ""]]:
+def data_bound_loss(z: Float[ArrayLike, " k"], params: FirmParams) -> tuple[Float[ArrayLike, ""], Float[ArrayLike, ""]]:
     """(ℓ, log tokens trained) in the data-bound regime.
 
     ``hard``/``tpp``: z = (log N,), ℓ = A·min(N, N_cap)^{-α} + B·D_max^{-β}, tokens = D_max.
@@ -202,15 +215,10 @@ def data_bound_loss(z: Float[Array, " k"], params: FirmParams) -> tuple[Float[Ar
     return sl.reducible_loss_log(params.law, log_n_eff, log_d), log_d
 
 
-def data_bound_scaled_profit(z: Float[Array, " k"], params: FirmParams) -> Float[Array, ""]:
+def data_bound_scaled_profit(z: Float[ArrayLike, " k"], params: FirmParams) -> Float[ArrayLike, ""]:
     """Π/R0 in the data-bound regime (see :func:`data_bound_loss` for z)."""
     ell, log_tokens = data_bound_loss(z, params)
     return _scaled_profit(ell, z[0], log_tokens, params)
-
-
-def data_bound_profit(z: Float[Array, " k"], params: FirmParams) -> Float[Array, ""]:
-    """Π in dollars in the data-bound regime."""
-    return params.R0 * data_bound_scaled_profit(z, params)
 
 
 # ------------------------------------------------------------------------------------------------------------

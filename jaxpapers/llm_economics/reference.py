@@ -82,12 +82,10 @@ def grad_hess(z: np.ndarray, f: NpFirm) -> tuple[float, np.ndarray, np.ndarray]:
     return value, grad, np.array([[h11, h12], [h12, h22]])
 
 
-def frontier_start(f: NpFirm, points: int = 121, half_width: float = 15.0) -> np.ndarray:
-    """Best frontier point over a grid of log C centred on the Pareto closed form (vectorised over the grid)."""
-    a, b, lam, G, K = frontier_constants(f)
-    gl = f.gamma * lam
-    log_c_star = (math.log(gl) - f.gamma * math.log(K) + math.log(f.E) + math.log(f.R0)) / (1 - gl)
-    log_c6 = log_c_star + np.linspace(-half_width, half_width, points) - math.log(6)
+def frontier_start(f: NpFirm, points: int = 161, half_width: float = 20.0) -> np.ndarray:
+    """Best frontier point over a grid of log C centred on log(E·R0), as ``solve.frontier_start`` (vectorised)."""
+    a, b, _, G, _ = frontier_constants(f)
+    log_c6 = math.log(f.E * f.R0) + np.linspace(-half_width, half_width, points) - math.log(6)
     zn, zd = math.log(G) + a * log_c6, -math.log(G) + b * log_c6
     ell = f.A * np.exp(-f.alpha * zn) + f.B * np.exp(-f.beta * zd)
     j = ell**-f.gamma * (1 - f.rho * np.exp(zn) / f.E) - 6 * np.exp(zn + zd) / (f.E * f.R0)
@@ -178,11 +176,12 @@ def soft_cap_profit(z: np.ndarray, f: NpFirm) -> float:
 
 
 def solve_soft_cap(f: NpFirm, z0: np.ndarray) -> np.ndarray:
-    """(log N*, log(epochs* − 1)) by Nelder-Mead from ``z0``."""
+    """(log N*, log(epochs* − 1)) by Nelder-Mead from ``z0`` (value tolerance relative to |J(z0)|: an absolute
+    one below J's rounding noise never stops)."""
     res = optimize.minimize(
         lambda z: -soft_cap_profit(z, f),
         z0,
         method="Nelder-Mead",
-        options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000},
+        options={"xatol": 1e-10, "fatol": 1e-14 * max(1.0, abs(soft_cap_profit(np.asarray(z0), f))), "maxiter": 20000},
     )
     return res.x

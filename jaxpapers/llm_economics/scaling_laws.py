@@ -20,11 +20,11 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 from flax import struct
-from jaxtyping import Array, Float
+from jaxtyping import ArrayLike, Float
 
 from jaxpapers.core.checks import check_choice, check_range
 
-Scalar = Float[Array, ""] | float
+Scalar = Float[ArrayLike, "..."] | float  # one value, or a batch (leaves carry the batch axis)
 
 
 @struct.dataclass(kw_only=True)
@@ -75,11 +75,11 @@ def validate_law(law: LossLaw, *, where: str = "law") -> None:
 class FrontierConstants(NamedTuple):
     """Constants of the compute-optimal frontier (see module docstring)."""
 
-    a: Float[Array, "..."]  # N_opt ∝ C^a
-    b: Float[Array, "..."]  # D_opt ∝ C^b
-    lam: Float[Array, "..."]  # ℓ*(C) ∝ C^{-λ}
-    G: Float[Array, "..."]
-    K: Float[Array, "..."]
+    a: Float[ArrayLike, "..."]  # N_opt ∝ C^a
+    b: Float[ArrayLike, "..."]  # D_opt ∝ C^b
+    lam: Float[ArrayLike, "..."]  # ℓ*(C) ∝ C^{-λ}
+    G: Float[ArrayLike, "..."]
+    K: Float[ArrayLike, "..."]
 
 
 def frontier_constants(law: LossLaw) -> FrontierConstants:
@@ -92,24 +92,26 @@ def frontier_constants(law: LossLaw) -> FrontierConstants:
     return FrontierConstants(a=be / s, b=al / s, lam=lam, G=G, K=K)
 
 
-def reducible_loss_log(law: LossLaw, log_n: Float[Array, "..."], log_d: Float[Array, "..."]) -> Float[Array, "..."]:
+def reducible_loss_log(
+    law: LossLaw, log_n: Float[ArrayLike, "..."], log_d: Float[ArrayLike, "..."]
+) -> Float[ArrayLike, "..."]:
     """ℓ = A·N^{-α} + B·D^{-β} from log N and log D (natural logs)."""
     return law.A * jnp.exp(-law.alpha * log_n) + law.B * jnp.exp(-law.beta * log_d)
 
 
-def reducible_loss(law: LossLaw, n: Float[Array, "..."], d: Float[Array, "..."]) -> Float[Array, "..."]:
+def reducible_loss(law: LossLaw, n: Float[ArrayLike, "..."], d: Float[ArrayLike, "..."]) -> Float[ArrayLike, "..."]:
     """ℓ(N, D) = L(N, D) − E0."""
     return reducible_loss_log(law, jnp.log(n), jnp.log(d))
 
 
-def loss(law: LossLaw, n: Float[Array, "..."], d: Float[Array, "..."]) -> Float[Array, "..."]:
+def loss(law: LossLaw, n: Float[ArrayLike, "..."], d: Float[ArrayLike, "..."]) -> Float[ArrayLike, "..."]:
     """L(N, D) = E0 + A·N^{-α} + B·D^{-β} (Hoffmann et al. 2022, eq. 2)."""
     return law.E0 + reducible_loss(law, n, d)
 
 
 def frontier_log(
-    law: LossLaw, log_c: Float[Array, "..."]
-) -> tuple[Float[Array, "..."], Float[Array, "..."], Float[Array, "..."]]:
+    law: LossLaw, log_c: Float[ArrayLike, "..."]
+) -> tuple[Float[ArrayLike, "..."], Float[ArrayLike, "..."], Float[ArrayLike, "..."]]:
     """(log N_opt, log D_opt, ℓ*) on the compute-optimal frontier at log C (C = 6ND FLOPs)."""
     fc = frontier_constants(law)
     log_c6 = log_c - math.log(6.0)
@@ -119,31 +121,31 @@ def frontier_log(
 
 
 def frontier(
-    law: LossLaw, c: Float[Array, "..."]
-) -> tuple[Float[Array, "..."], Float[Array, "..."], Float[Array, "..."]]:
+    law: LossLaw, c: Float[ArrayLike, "..."]
+) -> tuple[Float[ArrayLike, "..."], Float[ArrayLike, "..."], Float[ArrayLike, "..."]]:
     """(N_opt, D_opt, ℓ*) minimising ℓ(N, D) subject to 6ND = C (closed form)."""
     log_n, log_d, ell = frontier_log(law, jnp.log(c))
     return jnp.exp(log_n), jnp.exp(log_d), ell
 
 
-def log_n_opt_for_data(law: LossLaw, log_d: Float[Array, "..."]) -> Float[Array, "..."]:
+def log_n_opt_for_data(law: LossLaw, log_d: Float[ArrayLike, "..."]) -> Float[ArrayLike, "..."]:
     """log N_opt(D) = (1/α)·log(αA/(βB)) + (β/α)·log D: the compute-optimal size for D training tokens."""
     return jnp.log(law.alpha * law.A / (law.beta * law.B)) / law.alpha + (law.beta / law.alpha) * log_d
 
 
-def n_opt_for_data(law: LossLaw, d: Float[Array, "..."]) -> Float[Array, "..."]:
+def n_opt_for_data(law: LossLaw, d: Float[ArrayLike, "..."]) -> Float[ArrayLike, "..."]:
     """N_opt(D) = (αA/(βB))^{1/α}·D^{β/α} (≈ D/18.7 at D = 1e12 for Besiroglu)."""
     return jnp.exp(log_n_opt_for_data(law, jnp.log(d)))
 
 
 def muennighoff_effective_log(
     law: LossLaw,
-    log_n: Float[Array, "..."],
-    log_repeats: Float[Array, "..."],
-    log_unique: Float[Array, "..."],
+    log_n: Float[ArrayLike, "..."],
+    log_repeats: Float[ArrayLike, "..."],
+    log_unique: Float[ArrayLike, "..."],
     r_d_star: Scalar = MUENNIGHOFF_R_D_STAR,
     r_n_star: Scalar = MUENNIGHOFF_R_N_STAR,
-) -> tuple[Float[Array, "..."], Float[Array, "..."]]:
+) -> tuple[Float[ArrayLike, "..."], Float[ArrayLike, "..."]]:
     """(log N′, log D′): effective parameters and tokens under data repetition (Muennighoff et al. 2023).
 
     ``log_repeats`` is log R_D = log(epochs − 1) (so one epoch is log R_D = −∞); U = exp(log_unique) unique
@@ -160,12 +162,12 @@ def muennighoff_effective_log(
 
 def muennighoff_effective(
     law: LossLaw,
-    n: Float[Array, "..."],
-    epochs: Float[Array, "..."],
-    unique: Float[Array, "..."],
+    n: Float[ArrayLike, "..."],
+    epochs: Float[ArrayLike, "..."],
+    unique: Float[ArrayLike, "..."],
     r_d_star: Scalar = MUENNIGHOFF_R_D_STAR,
     r_n_star: Scalar = MUENNIGHOFF_R_N_STAR,
-) -> tuple[Float[Array, "..."], Float[Array, "..."]]:
+) -> tuple[Float[ArrayLike, "..."], Float[ArrayLike, "..."]]:
     """(N′, D′) for N parameters trained for ``epochs`` (≥ 1) passes over ``unique`` tokens."""
     log_n_eff, log_d_eff = muennighoff_effective_log(
         law, jnp.log(n), jnp.log(jnp.asarray(epochs) - 1.0), jnp.log(unique), r_d_star, r_n_star

@@ -6,7 +6,7 @@
 * :func:`adam_ascent` is the fallback (optax Adam, lr 0.05, 3000 steps) for rows whose Hessian is not
   negative definite at the start; its result is polished by Newton.
 * :func:`solve_compute_bound` / :func:`sweep_compute_bound`: compute-bound regime over z = (log N, log D),
-  started on the compute-optimal frontier at the best C of a coarse 1-D search around the closed form.
+  started on the compute-optimal frontier at the best C of a coarse 1-D search (not the closed form).
 * :func:`solve_data_bound` / :func:`sweep_data_bound`: D fixed at D_max. Hard (and tokens-per-parameter) cap:
   bisection on dJ/dlog N over [log N_cap − 20, log N_cap], returning the cap when the derivative there is still
   positive; soft cap (Muennighoff): 2-D Newton over (log N, log(epochs − 1)) from a coarse 2-D grid.
@@ -29,15 +29,15 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from flax import struct
-from jaxtyping import Array, Bool, Float
+from jaxtyping import Array, ArrayLike, Bool, Float
 
 from jaxpapers.core import sim
 from jaxpapers.core.checks import is_traced, require_x64
 from jaxpapers.llm_economics import demand as demand_lib
 from jaxpapers.llm_economics import model
 from jaxpapers.llm_economics import scaling_laws as sl
+from jaxpapers.llm_economics.config import SolverOptions
 from jaxpapers.llm_economics.model import FirmParams
-from jaxpapers.llm_economics.settings import SolverOptions
 
 Objective = Callable[[Float[Array, " k"], Any], Float[Array, ""]]
 
@@ -54,9 +54,9 @@ class NewtonResult(NamedTuple):
     """Where a maximiser stopped: z, J(z), |∇J(z)| and whether ∇²J(z) is negative definite there."""
 
     z: Float[Array, "*b k"]
-    value: Float[Array, "*b"]
-    grad_norm: Float[Array, "*b"]
-    hessian_nd: Bool[Array, "*b"]
+    value: Float[ArrayLike, "*b"]
+    grad_norm: Float[ArrayLike, "*b"]
+    hessian_nd: Bool[ArrayLike, "*b"]
 
 
 def _negative_definite(h: Float[Array, "k k"]) -> Bool[Array, ""]:
@@ -166,37 +166,39 @@ class Solution:
     (γλ ≥ 1 in a sweep) are NaN.
     """
 
-    N: Float[Array, "*b"]
-    D: Float[Array, "*b"]
-    C: Float[Array, "*b"]
-    spend: Float[Array, "*b"]
-    revenue: Float[Array, "*b"]
-    profit: Float[Array, "*b"]
-    ell: Float[Array, "*b"]
-    grad_norm: Float[Array, "*b"]
-    hessian_nd: Bool[Array, "*b"]
-    used_fallback: Bool[Array, "*b"]
+    N: Float[ArrayLike, "*b"]
+    D: Float[ArrayLike, "*b"]
+    C: Float[ArrayLike, "*b"]
+    spend: Float[ArrayLike, "*b"]
+    revenue: Float[ArrayLike, "*b"]
+    profit: Float[ArrayLike, "*b"]
+    ell: Float[ArrayLike, "*b"]
+    grad_norm: Float[ArrayLike, "*b"]
+    hessian_nd: Bool[ArrayLike, "*b"]
+    used_fallback: Bool[ArrayLike, "*b"]
 
 
-def _closed_form_log_c(params: FirmParams) -> Float[Array, ""]:
-    """log C* of the Pareto, no-inference closed form (the centre of the initial search)."""
-    fc = sl.frontier_constants(params.law)
-    gl = params.gamma * fc.lam
-    return (jnp.log(gl) - params.gamma * jnp.log(fc.K) + jnp.log(params.E) + jnp.log(params.R0)) / (1.0 - gl)
+def start_log_c(params: FirmParams, options: SolverOptions = DEFAULT_OPTIONS) -> Float[Array, " p"]:
+    """The grid of log C searched for the compute-bound start: ``init_points`` points over ± ``init_half_width``
+    nats around log(E·R0), the compute whose training spend C/E equals the revenue scale R0.
+
+    An economic scale, not the answer: the closed-form optimum is not used, so the optimum falls between grid
+    points and the claims measure what Newton does (``newton_iters=0`` returns the start; a test shows that
+    E2 and E3 then fail).
+    """
+    centre = jnp.log(params.E) + jnp.log(params.R0)
+    return centre + jnp.linspace(-options.init_half_width, options.init_half_width, options.init_points)
 
 
 def frontier_start(params: FirmParams, options: SolverOptions = DEFAULT_OPTIONS) -> Float[Array, "2"]:
-    """The frontier point (log N_opt(C), log D_opt(C)) of highest profit over a coarse grid of log C."""
-    log_c = _closed_form_log_c(params) + jnp.linspace(
-        -options.init_half_width, options.init_half_width, options.init_points
-    )
-    log_n, log_d, _ = sl.frontier_log(params.law, log_c)
+    """The frontier point (log N_opt(C), log D_opt(C)) of highest profit over the grid :func:`start_log_c`."""
+    log_n, log_d, _ = sl.frontier_log(params.law, start_log_c(params, options))
     z = jnp.stack([log_n, log_d], axis=-1)
     j = jax.vmap(model.scaled_profit, in_axes=(0, None))(z, params)
     return z[jnp.argmax(jnp.where(jnp.isnan(j), -jnp.inf, j))]
 
 
-def _safe_gamma(params: FirmParams) -> tuple[FirmParams, Bool[Array, "*b"]]:
+def _safe_gamma(params: FirmParams) -> tuple[FirmParams, Bool[ArrayLike, "*b"]]:
     """Rows without an interior optimum get a harmless γ (γλ = 1/2) so the batch computes; they are masked later."""
     bounded = model.is_bounded(params)
     lam = sl.frontier_constants(params.law).lam
@@ -309,23 +311,23 @@ class DataBoundSolution:
     ``cap_ratio`` = N/N_cap (exactly 1 where the hard cap binds). ``at_cap`` marks hard-cap rows returned at
     the cap; ``bracketed`` is False where the hard-cap optimum lies below the bisection interval."""
 
-    N: Float[Array, "*b"]
-    D: Float[Array, "*b"]
-    epochs: Float[Array, "*b"]
-    C: Float[Array, "*b"]
-    spend: Float[Array, "*b"]
-    revenue: Float[Array, "*b"]
-    profit: Float[Array, "*b"]
-    ell: Float[Array, "*b"]
-    n_cap: Float[Array, "*b"]
-    cap_ratio: Float[Array, "*b"]
-    at_cap: Bool[Array, "*b"]
-    bracketed: Bool[Array, "*b"]
-    grad_norm: Float[Array, "*b"]
-    used_fallback: Bool[Array, "*b"]
+    N: Float[ArrayLike, "*b"]
+    D: Float[ArrayLike, "*b"]
+    epochs: Float[ArrayLike, "*b"]
+    C: Float[ArrayLike, "*b"]
+    spend: Float[ArrayLike, "*b"]
+    revenue: Float[ArrayLike, "*b"]
+    profit: Float[ArrayLike, "*b"]
+    ell: Float[ArrayLike, "*b"]
+    n_cap: Float[ArrayLike, "*b"]
+    cap_ratio: Float[ArrayLike, "*b"]
+    at_cap: Bool[ArrayLike, "*b"]
+    bracketed: Bool[ArrayLike, "*b"]
+    grad_norm: Float[ArrayLike, "*b"]
+    used_fallback: Bool[ArrayLike, "*b"]
 
 
-def _hard_cap_derivative(log_n: Float[Array, ""], params: FirmParams) -> Float[Array, ""]:
+def hard_cap_derivative(log_n: Float[Array, ""], params: FirmParams) -> Float[Array, ""]:
     """dJ/dlog N below the cap (where min(N, N_cap) = N), by autodiff of the uncapped law."""
 
     def j(z):
@@ -348,12 +350,12 @@ def hard_cap_log_n(params: FirmParams, options: SolverOptions = DEFAULT_OPTIONS)
     def halve(_, bracket):
         lo, hi = bracket
         mid = 0.5 * (lo + hi)
-        up = _hard_cap_derivative(mid, params) > 0
+        up = hard_cap_derivative(mid, params) > 0
         return jnp.where(up, mid, lo), jnp.where(up, hi, mid)
 
     lo, hi = jax.lax.fori_loop(0, options.bisection_iters, halve, (lo0, cap))
-    at_cap = _hard_cap_derivative(cap, params) >= 0
-    bracketed = _hard_cap_derivative(lo0, params) > 0
+    at_cap = hard_cap_derivative(cap, params) >= 0
+    bracketed = hard_cap_derivative(lo0, params) > 0
     return jnp.where(at_cap, cap, 0.5 * (lo + hi)), at_cap, bracketed
 
 
@@ -399,7 +401,7 @@ def _data_bound_batch(params: FirmParams, options: SolverOptions) -> DataBoundSo
             res.z[:, 0], res.z[:, 1], params, res.grad_norm, false, jnp.ones_like(fallback), fallback
         )
     log_n, at_cap, bracketed = jax.vmap(lambda p: hard_cap_log_n(p, options))(params)
-    grad_norm = jnp.where(at_cap, 0.0, jnp.abs(jax.vmap(_hard_cap_derivative)(log_n, params)))
+    grad_norm = jnp.where(at_cap, 0.0, jnp.abs(jax.vmap(hard_cap_derivative)(log_n, params)))
     return _data_bound_solution(log_n, None, params, grad_norm, at_cap, bracketed, jnp.zeros_like(at_cap))
 
 
@@ -410,7 +412,7 @@ def _data_bound_jit(rows: Float[Array, "b leaves"], treedef, options: SolverOpti
 
 
 def solve_data_bound(
-    params: FirmParams, D: float | Float[Array, "*b"] | None = None, options: SolverOptions = DEFAULT_OPTIONS
+    params: FirmParams, D: float | Float[ArrayLike, "*b"] | None = None, options: SolverOptions = DEFAULT_OPTIONS
 ) -> DataBoundSolution:
     """The profit-maximising model with ``D`` (default ``params.D_max``) unique tokens (one firm or a batch).
 
@@ -450,7 +452,7 @@ def _frontier_jit(law: sl.LossLaw, log_c: Float[Array, " b"], options: SolverOpt
 
 
 def solve_frontier(
-    law: sl.LossLaw, C: Float[Array, " b"], options: SolverOptions = DEFAULT_OPTIONS
+    law: sl.LossLaw, C: Float[ArrayLike, "*b"], options: SolverOptions = DEFAULT_OPTIONS
 ) -> tuple[Float[Array, " b"], Float[Array, " b"], Float[Array, " b"], Float[Array, " b"]]:
     """(N_opt, D_opt, ℓ*, |∇|) minimising ℓ(N, D) at 6ND = C with the Newton solver, for a batch of C.
 

@@ -14,7 +14,7 @@ from jaxpapers.core import sharding as sharding_lib
 from jaxpapers.core.train import init_state, make_train_step
 from jaxpapers.example.data import copy_task
 from jaxpapers.example.model import TinyLM, TinyLMConfig
-from jaxpapers.example.train import loss_fn
+from jaxpapers.example.train import make_loss_fn
 from jaxpapers.launch import mesh as mesh_lib
 from jaxpapers.launch import rules as rules_lib
 
@@ -28,8 +28,8 @@ def setup(mesh, rules):
         lambda k: model.init(k, jnp.zeros((1, 7), jnp.int32))["params"], tx, jax.random.key(0), mesh=mesh, rules=rules
     )
     batch = sharding_lib.to_global(data, sharding_lib.batch_sharding(mesh, rules))
-    step = make_train_step(loss_fn(model), tx)
-    grad_fn = jax.grad(lambda p: loss_fn(model)(p, batch, jax.random.key(0), train=True)[0])
+    step = make_train_step(make_loss_fn(model), tx)
+    grad_fn = jax.grad(lambda p: make_loss_fn(model)(p, batch, jax.random.key(0), train=True)[0])
     with sharding_lib.mesh_context(mesh, rules):
         grads = jax.jit(grad_fn)(state.params)
         new_state, metrics = jax.jit(step)(state, batch)

@@ -83,25 +83,7 @@ def test_e7_predicate_fails_when_the_cap_does_not_bind():
 
 @pytest.mark.claims
 @pytest.mark.parametrize("name", SPEC_IDS)
-def test_claim_tiny_preset_runs(name):
+def test_claim_tiny_preset_gets_its_expected_verdict(name):
     res = verify.run_claim(_claim(name), "tiny")
-    assert res.verdict in ("pass", "divergent", "report"), res.reason
-
-
-def test_pitfall_training_cost_is_reported_in_flops_and_dollars(x64):
-    """E2 reports both e_C (FLOPs, sub-quadratic) and e_$ (dollars, C/E): they differ by exactly one."""
-    from jaxpapers.llm_economics import experiments
-
-    m = experiments.compute_bound_exponents(config.load("llm_economics/compute_bound:preset=tiny"), None)
-    assert m.measured["e_C"] - m.measured["e_spend"] == pytest.approx(1.0, abs=1e-9)
-    assert m.measured["e_C"] < 2 and m.measured["e_spend"] == pytest.approx(0.80413, abs=1e-5)
-
-
-def test_pitfall_e6b_and_e8_reproduce_our_numbers_and_diverge(x64):
-    """Spec Pitfall: E6b and E8 must reproduce our numbers (verdict divergent), not agree with the paper."""
-    from jaxpapers.llm_economics import experiments
-
-    m = experiments.param_efficiency_data_spend(config.load("llm_economics/statics:preset=tiny"), None)
-    assert _claim("E6b-param-efficiency-data-spend").predicate(m).verdict == "divergent"
-    m = experiments.data_bound_soft_cap(config.load("llm_economics/data_bound:preset=tiny"), None)
-    assert _claim("E8-data-bound-soft-cap").predicate(m).verdict == "divergent"
+    expected = {"E6b": "divergent", "E8": "divergent", "E9": "report"}.get(name.split("-")[0], "pass")
+    assert res.verdict == expected, res.reason

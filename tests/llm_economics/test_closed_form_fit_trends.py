@@ -9,7 +9,7 @@ import pytest
 
 from jaxpapers.core import config
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.llm_economics import closed_form, experiments, fit, model, trends
+from jaxpapers.llm_economics import closed_form, experiments, model, trends
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.model import FirmParams
 
@@ -68,14 +68,6 @@ def test_gamma_for_spend_exponent_inverts_the_exponent(x64):
         assert float(closed_form.gamma_for_spend_exponent(e)) == pytest.approx(gamma, rel=1e-12)
 
 
-def test_fit_recovers_an_exact_power_law():
-    x = np.logspace(17, 19, 21)
-    slope, r2 = fit.loglog_slope(x, 3.0 * x**0.92482)
-    assert slope == pytest.approx(0.92482, abs=1e-12) and r2 == pytest.approx(1.0, abs=1e-12)
-    fits = fit.fit_exponents(x, {"a": x**2, "b": 1 / x})
-    assert fits["a"].slope == pytest.approx(2) and fits["b"].slope == pytest.approx(-1)
-
-
 def _write_csv(path, years, e_growth, cost_growth, header="year,flop_per_dollar,train_cost_usd"):
     lines = [header] + [
         f"{y},{1e17 * e_growth ** (y - 2015):.10e},{1e6 * cost_growth ** (y - 2015):.10e}" for y in years
@@ -115,12 +107,19 @@ def test_trend_csv_errors(tmp_path):
 
 def test_e9_experiment_reads_the_csv_and_the_published_rates(tmp_path, x64):
     cfg = config.load("llm_economics/trends")
-    m = experiments.trend_comparison(cfg, None)
+    m = experiments.trends.measure(cfg, None)
     assert m.measured["e_spend_model"] == pytest.approx(0.80413, abs=1e-5)
+    # by hand: λ = αβ/(α+β), e_$ = γλ/(1−γλ), observed e = ln 2.4 / ln 2^(1/T), γ needed = e/((1+e)·λ)
+    a, b = 0.3478, 0.3658
+    lam = a * b / (a + b)
+    assert m.measured["e_spend_model"] == pytest.approx(2.5 * lam / (1 - 2.5 * lam), rel=1e-12)
+    e_obs = [math.log(2.4) / (math.log(2) / t) for t in (2.0, 2.5)]
+    np.testing.assert_allclose(m.measured["e_spend_observed"], e_obs, rtol=1e-12)
+    np.testing.assert_allclose(m.measured["gamma_needed"], [e / ((1 + e) * lam) for e in e_obs], rtol=1e-12)
     np.testing.assert_allclose(m.measured["e_spend_observed"], [2.526, 3.158], atol=1e-3)
     np.testing.assert_allclose(m.measured["gamma_needed"], [4.018, 4.260], atol=1e-3)
     path = _write_csv(tmp_path / "t.csv", range(2015, 2025), 1.4, 2.4)
     cfg = config.load("llm_economics/trends", overrides={"trend_csv": str(path)})
-    m = experiments.trend_comparison(cfg, None)
+    m = experiments.trends.measure(cfg, None)
     assert m.measured["e_spend_observed"] == pytest.approx(math.log(2.4) / math.log(1.4), rel=1e-9)
     assert trends.spend_exponent_from_growth(2.4, 2.0) == pytest.approx(math.log(2.4) / (0.5 * math.log(2)))

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.llm_economics import closed_form, demand, model, reference, settings, solve
+from jaxpapers.llm_economics import closed_form, demand, model, reference, solve
+from jaxpapers.llm_economics import config as settings
 from jaxpapers.llm_economics import scaling_laws as sl
 from jaxpapers.llm_economics.model import FirmParams
 
@@ -41,7 +42,7 @@ def test_pitfall_saturation_never_binds_in_presets(x64):
     for law in ("besiroglu", "hoffmann_rounded"):
         for gamma in (2.0, 2.5, 2.7):
             for E in (1e15, 1e21):
-                p = settings.FirmConfig(law=law, gamma=gamma, E=E).params()
+                p = FirmParams.from_config(settings.FirmConfig(law=law, gamma=gamma, E=E))
                 cf = closed_form.pareto_closed_form(p)
                 ells.append(float(sl.reducible_loss(p.law, cf.N, cf.D)))
     assert min(ells) == pytest.approx(0.0052, abs=1e-4)
@@ -131,12 +132,12 @@ def test_bad_inputs_name_argument_value_and_range(x64):
         settings.FirmConfig(law="gpt")
     with pytest.raises(ConfigError, match=r"firm.gamma=0.0 is out of range"):
         settings.FirmConfig(gamma=0.0)
-    with pytest.raises(ConfigError, match=r"solver.newton_iters=0 is out of range"):
-        settings.SolverOptions(newton_iters=0)
+    with pytest.raises(ConfigError, match=r"solver.newton_iters=-1 is out of range"):
+        settings.SolverOptions(newton_iters=-1)
 
 
 def test_firm_config_builds_params(x64):
-    p = settings.FirmConfig(law="hoffmann_rounded", rho=2e5).params(E=1e19)
+    p = FirmParams.from_config(settings.FirmConfig(law="hoffmann_rounded", rho=2e5), E=1e19)
     assert p.law is sl.HOFFMANN_ROUNDED and p.rho == 2e5 and p.E == 1e19
     assert settings.LAW_NAMES == tuple(sl.LAWS)
 

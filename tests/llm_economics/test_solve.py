@@ -139,7 +139,7 @@ def test_pitfall_hard_cap_that_does_not_bind_is_detected(x64):
         assert float(sol.N) == pytest.approx(want, rel=1e-10)
 
 
-def test_hard_cap_derivative_crosses_zero_once_on_the_bracket(x64):
+def testhard_cap_derivative_crosses_zero_once_on_the_bracket(x64):
     """Bisection finds the maximum because dJ/dlog N changes sign at most once, from + to −, below the cap.
 
     (The spec says "decreasing"; it is not at tiny N, where the derivative first rises, but it stays positive
@@ -149,7 +149,7 @@ def test_hard_cap_derivative_crosses_zero_once_on_the_bracket(x64):
         p = FirmParams(E=E, D_max=D)
         cap = model.log_n_cap(p)
         z = jnp.linspace(cap - 20, cap, 4001)
-        d = np.asarray(jax.jit(jax.vmap(solve._hard_cap_derivative, in_axes=(0, None)))(z, p))
+        d = np.asarray(jax.jit(jax.vmap(solve.hard_cap_derivative, in_axes=(0, None)))(z, p))
         changes = np.flatnonzero(np.diff(np.sign(d)) != 0)
         assert d[0] > 0 and len(changes) <= 1
         if len(changes):
