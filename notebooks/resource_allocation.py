@@ -27,9 +27,12 @@
 import importlib.util
 import subprocess
 import sys
+from importlib.metadata import version
 
+REPOSITORY = "https://github.com/jaxpapers/jaxpapers"
 if "google.colab" in sys.modules and importlib.util.find_spec("jaxpapers") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jaxpapers"], check=True)
+    keep = [f"{p}=={version(p)}" for p in ("jax", "jaxlib")]  # the runtime's jax/jaxlib stay as they are
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"jaxpapers @ git+{REPOSITORY}", *keep], check=True)
 
 # %% tags=["parameters"]
 import os
@@ -45,8 +48,7 @@ import numpy as np
 
 import jaxpapers.resource_allocation as ra
 from jaxpapers.core import config, registry
-from jaxpapers.resource_allocation import experiments, families
-from jaxpapers.resource_allocation.sweeps import over_alphas
+from jaxpapers.resource_allocation import families, figures
 
 cfg = config.load("resource_allocation/poa", f"preset={PRESET}")
 solver = config.to_dataclass(ra.SolverConfig, cfg.solver)
@@ -65,7 +67,7 @@ print(
 
 # %%
 with jax.enable_x64(True):
-    vals = instances.sample(jax.random.key(cfg.seed))
+    vals = ra.sample_instances(jax.random.key(cfg.seed), instances)
     one = vals[0]
     x, lam, theta = ra.alpha_ne(one, alpha=0.25)
     gains = ra.deviation_gains(one, 0.25, ra.log_weights(x, lam, 0.25))
@@ -83,7 +85,7 @@ with jax.enable_x64(True):
 # %%
 with jax.enable_x64(True):
     start = time.perf_counter()
-    tiled, grid, _ = over_alphas(vals, alphas)
+    tiled, grid, _ = ra.over_alphas(vals, alphas)
     ratio = np.asarray(ra.efficiency(tiled, grid, solver=solver))  # [A, B]
     fam, fam_alpha, _ = families.family_batch(alphas, cfg.tight_ns)
     tight = np.asarray(ra.efficiency(fam, fam_alpha, solver=solver)).reshape(len(alphas), len(cfg.tight_ns))
@@ -98,8 +100,8 @@ for a, worst, t, b in zip(alphas, random_worst, tight.min(axis=1), ra.poa_bound(
 # Every measured point lies on or above the bound; the tight family with n = 1000 sits on it. Kelly
 # (α = 1) is the worst member, 3/4, and efficiency tends to 1 as the mechanism approaches first price.
 
-# %%
-fig = experiments.efficiency_figure(alphas, random_worst, tight, cfg.tight_ns)
+# %% tags=["key-figure"]
+fig = figures.efficiency_figure(alphas, random_worst, tight, cfg.tight_ns)
 plt.show()
 
 # %% [markdown]
@@ -116,13 +118,18 @@ with jax.enable_x64(True):
 
 # %% [markdown]
 # ## The registered claim
-# `jaxpapers verify resource_allocation/RA5` runs the same measurement with its predicate.
+# `jaxpapers verify resource_allocation/RA5` runs the same measurement with its predicate. (RA10, the
+# equilibrium as α → 0 against the first-price limit, is derived in the paper README and measured by
+# `experiments.first_price.measure`.)
 
 # %%
-claim = registry.select(["resource_allocation/RA5"])[0]
-print(claim.statement)
-print("criterion:", claim.predicate.describe())
+(claim,) = [c for c in registry.claims_of("resource_allocation") if c.name.startswith("RA5-")]
 with jax.enable_x64(True):
     m = claim.experiment(cfg, jax.random.key(cfg.seed))
-print("measured:", {k: np.round(np.asarray(v), 5).tolist() for k, v in m.measured.items()})
-print("verdict:", claim.predicate(m).verdict)
+plt.close("all")
+m.preset = PRESET
+outcome = claim.predicate(m)
+print(claim.statement)
+print("criterion:", claim.predicate.describe())
+print(f"{claim.name}: measured", {k: np.round(np.asarray(v), 5).tolist() for k, v in m.measured.items()})
+print(f"verdict: {outcome.verdict} ({outcome.reason})")

@@ -27,7 +27,6 @@ def batched(fn, chunk_size: int | None = None, **static):
 
 
 @functools.cache
-@functools.cache
 def batched_over_alphas(fn, chunk_size: int | None = None, **static):
     """Jitted ``(alphas [A], first [B, ...], *rest [B, ...]) -> out [A, B, ...]`` computing
     ``fn(first_b, alpha_a, *rest_b, **static)`` for every (α, instance) pair (cached).

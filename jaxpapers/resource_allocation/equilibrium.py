@@ -29,13 +29,10 @@ Axis letters used in shapes: B instances, N agents, G deviation-grid points.
 
 from __future__ import annotations
 
-import dataclasses
-
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
-from jaxpapers.core.checks import check_range
 from jaxpapers.resource_allocation.batching import (
     batched,
     check_alpha,
@@ -45,28 +42,9 @@ from jaxpapers.resource_allocation.batching import (
     per_instance,
     unflatten,
 )
+from jaxpapers.resource_allocation.config import SolverConfig
 from jaxpapers.resource_allocation.mechanisms import alpha_outcome_logw
 from jaxpapers.resource_allocation.valuations import Valuation
-
-
-@dataclasses.dataclass(frozen=True)
-class SolverConfig:
-    """Iteration counts of the nested bisection and the chunk size of vmapped sweeps.
-
-    float64: 80 outer × 60 inner steps exhaust bisection (100 × 100 gives identical results to 1e-15);
-    float32: 40 × 40 suffices for 1e-6. ``chunk_size`` bounds memory (``None``: one vmap over everything).
-    """
-
-    outer_iters: int = 80
-    inner_iters: int = 60
-    chunk_size: int | None = None
-
-    def __post_init__(self):
-        check_range("solver.outer_iters", self.outer_iters, 1, 10_000)
-        check_range("solver.inner_iters", self.inner_iters, 1, 10_000)
-        if self.chunk_size is not None:
-            check_range("solver.chunk_size", self.chunk_size, 1)
-
 
 DEFAULT_SOLVER = SolverConfig()
 
@@ -83,7 +61,7 @@ def _bracket_ends(vals: Valuation):
 
 
 def foc_shares(
-    vals: Valuation, lam: Float[Array, ""], alpha: Float[Array, ""], inner_iters: int = 60, ends=None
+    vals: Valuation, lam: Float[ArrayLike, ""], alpha: Float[ArrayLike, ""], inner_iters: int = 60, ends=None
 ) -> Float[Array, " N"]:
     """Each agent's share ``x_i(λ)``: the root of ``v_i'(x)(1-x) = λ(1-(1-α)x)`` on [0, 1], or 0 if ``v_i'(0) ≤ λ``.
 
@@ -125,8 +103,8 @@ def _shares(vals, lam, alpha, budgets, inner_iters, ends=None):
 
 def alpha_ne_one(
     vals: Valuation,
-    alpha: Float[Array, ""],
-    budgets: Float[Array, " N"] | None = None,
+    alpha: Float[ArrayLike, ""],
+    budgets: Float[ArrayLike, " N"] | None = None,
     *,
     outer_iters: int = 80,
     inner_iters: int = 60,
@@ -155,7 +133,7 @@ def alpha_ne_one(
     return x, lam, lam * x**alpha
 
 
-def log_weights(x: Float[Array, "... N"], lam: Float[Array, "..."], alpha) -> Float[Array, "... N"]:
+def log_weights(x: Float[ArrayLike, "... N"], lam: Float[ArrayLike, "..."], alpha) -> Float[Array, "... N"]:
     """Equilibrium log-weights ``log w_i = log x_i + log(λ)/α`` (``-inf`` for inactive agents)."""
     alpha = jnp.asarray(alpha)
     return jnp.log(x) + (jnp.log(lam) / alpha)[..., None]
@@ -218,8 +196,8 @@ def reply_share(
 
 def best_reply_ne_one(
     vals: Valuation,
-    alpha: Float[Array, ""],
-    budgets: Float[Array, " N"] | None = None,
+    alpha: Float[ArrayLike, ""],
+    budgets: Float[ArrayLike, " N"] | None = None,
     *,
     outer_iters: int = 80,
     inner_iters: int = 60,
@@ -248,7 +226,7 @@ def best_reply_ne_one(
 
 def best_response_dynamics_one(
     vals: Valuation,
-    alpha: Float[Array, ""],
+    alpha: Float[ArrayLike, ""],
     *,
     max_sweeps: int = 200,
     tol: float = 1e-13,
@@ -303,9 +281,9 @@ def best_response_dynamics_one(
 
 def deviation_gains_one(
     vals: Valuation,
-    alpha: Float[Array, ""],
-    log_w: Float[Array, " N"],
-    budgets: Float[Array, " N"] | None = None,
+    alpha: Float[ArrayLike, ""],
+    log_w: Float[ArrayLike, " N"],
+    budgets: Float[ArrayLike, " N"] | None = None,
     *,
     grid_size: int = 2001,
     decades: float = 3.0,
@@ -353,7 +331,7 @@ def alpha_ne(
     """
     check_alpha(alpha)
     lead, flat = flatten(vals)
-    fn = batched(alpha_ne_one, solver.chunk_size, outer_iters=solver.outer_iters, inner_iters=solver.inner_iters)
+    fn = batched(alpha_ne_one, solver.chunk_size, **solver.iters)
     return unflatten(lead, fn(flat, per_instance("alpha", alpha, lead, flat.w.dtype)))
 
 
@@ -364,9 +342,7 @@ def alpha_ne_budget(
     check_alpha(alpha)
     check_budgets(budgets)
     lead, flat = flatten(vals)
-    fn = batched(
-        _alpha_ne_budget_one, solver.chunk_size, outer_iters=solver.outer_iters, inner_iters=solver.inner_iters
-    )
+    fn = batched(_alpha_ne_budget_one, solver.chunk_size, **solver.iters)
     b = per_agent("budgets", budgets, vals.w.shape, flat.w.dtype)
     return unflatten(lead, fn(flat, per_instance("alpha", alpha, lead, flat.w.dtype), b))
 
@@ -385,7 +361,7 @@ def best_reply_ne(
     if budgets is not None:
         check_budgets(budgets)
         args.append(per_agent("budgets", budgets, vals.w.shape, flat.w.dtype))
-    fn = batched(best_reply_ne_one, solver.chunk_size, outer_iters=solver.outer_iters, inner_iters=solver.inner_iters)
+    fn = batched(best_reply_ne_one, solver.chunk_size, **solver.iters)
     return unflatten(lead, fn(*args))
 
 

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 
-def kelly_outcome(b: Float[Array, " N"]) -> tuple[Float[Array, " N"], Float[Array, ""], Float[Array, " N"]]:
+def kelly_outcome(b: Float[ArrayLike, " N"]) -> tuple[Float[Array, " N"], Float[Array, ""], Float[Array, " N"]]:
     """Kelly's proportional mechanism: ``x_i = b_i/Σb``, price ``λ = Σb``, payment ``p_i = b_i``."""
     total = jnp.sum(b, axis=-1, keepdims=True)
     return b / total, total[..., 0], b
 
 
 def alpha_outcome_logw(
-    log_w: Float[Array, " N"], alpha: float | Float[Array, ""]
+    log_w: Float[ArrayLike, " N"], alpha: float | Float[ArrayLike, ""]
 ) -> tuple[Float[Array, " N"], Float[Array, ""], Float[Array, " N"]]:
     """α-mechanism outcome from log-weights ``ℓ_i = log(θ_i)/α`` (``-inf`` for a zero bid).
 
@@ -40,16 +40,16 @@ def alpha_outcome_logw(
 
 
 def alpha_outcome(
-    theta: Float[Array, " N"], alpha: float | Float[Array, ""]
+    theta: Float[ArrayLike, " N"], alpha: float | Float[ArrayLike, ""]
 ) -> tuple[Float[Array, " N"], Float[Array, ""], Float[Array, " N"]]:
     """α-mechanism outcome ``(x, λ, p)`` from bids θ (spec: allocation ∝ θ^{1/α}, computed in log-weights)."""
     return alpha_outcome_logw(jnp.log(theta) / alpha, alpha)
 
 
 def budget_capped_log_weights(
-    theta: Float[Array, " N"],
-    alpha: float | Float[Array, ""],
-    budgets: Float[Array, " N"],
+    theta: Float[ArrayLike, " N"],
+    alpha: float | Float[ArrayLike, ""],
+    budgets: Float[ArrayLike, " N"],
     *,
     iters: int = 200,
 ) -> Float[Array, " N"]:
@@ -83,9 +83,9 @@ def budget_capped_log_weights(
 
 
 def budget_capped_outcome(
-    theta: Float[Array, " N"],
-    alpha: float | Float[Array, ""],
-    budgets: Float[Array, " N"],
+    theta: Float[ArrayLike, " N"],
+    alpha: float | Float[ArrayLike, ""],
+    budgets: Float[ArrayLike, " N"],
     *,
     iters: int = 200,
 ) -> tuple[Float[Array, " N"], Float[Array, ""], Float[Array, " N"]]:
@@ -98,11 +98,11 @@ def budget_capped_outcome(
 
 
 def capping_iteration_log_weights(
-    theta: Float[Array, " N"],
-    alpha: float | Float[Array, ""],
-    budgets: Float[Array, " N"],
+    theta: Float[ArrayLike, " N"],
+    alpha: float | Float[ArrayLike, ""],
+    budgets: Float[ArrayLike, " N"],
     *,
-    max_rounds: int = 20_000,
+    max_rounds: int | Array = 20_000,
     tol: float = 1e-14,
     cap_iters: int = 100,
 ) -> tuple[Float[Array, " N"], Array]:

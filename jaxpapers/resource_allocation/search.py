@@ -11,40 +11,19 @@ Axis letters used in shapes: P population, N agents, G generations.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.core import sim
-from jaxpapers.core.checks import check_range
+from jaxpapers.resource_allocation.config import SearchConfig
 from jaxpapers.resource_allocation.valuations import LINEAR, POWER, Valuation
 
 LOG_W_RANGE = (jnp.log(1e-4), 0.0)  # efficiency is scale-free: keep slopes in [1e-4, 1]
 LOG_S_RANGE = (jnp.log(1e-3), jnp.log(10.0))
 R_RANGE = (0.01, 0.99)
-
-
-@dataclasses.dataclass(frozen=True)
-class SearchConfig:
-    """``generations = 0`` disables the search (quick presets); ``population`` is rounded to the elites' multiple."""
-
-    population: int = 4096
-    generations: int = 0
-    elite_frac: float = 0.1
-    sigma: float = 0.3
-
-    def __post_init__(self):
-        check_range("search.population", self.population, 2)
-        check_range("search.generations", self.generations, 0)
-        check_range("search.elite_frac", self.elite_frac, 0.0, 1.0, lo_open=True)
-        check_range("search.sigma", self.sigma, 0.0, lo_open=True)
-
-    @property
-    def num_elites(self) -> int:
-        return max(1, int(round(self.population * self.elite_frac)))
 
 
 def perturb(key: jax.Array, vals: Valuation, sigma: float) -> Valuation:
@@ -67,7 +46,7 @@ def perturb(key: jax.Array, vals: Valuation, sigma: float) -> Valuation:
 def adversarial_search(
     key: jax.Array,
     init: Valuation,
-    objective: Callable[[Valuation], Float[Array, ""]],
+    objective: Callable[[Valuation], Float[ArrayLike, ""]],
     cfg: SearchConfig,
     *,
     chunk_size: int | None = None,

@@ -14,7 +14,8 @@ import numpy as np
 from jaxtyping import Array, Float
 
 from jaxpapers.resource_allocation.batching import batched, check_alpha, flatten, per_agent, per_instance
-from jaxpapers.resource_allocation.equilibrium import DEFAULT_SOLVER, SolverConfig, alpha_ne_one
+from jaxpapers.resource_allocation.config import SolverConfig
+from jaxpapers.resource_allocation.equilibrium import DEFAULT_SOLVER, alpha_ne_one
 from jaxpapers.resource_allocation.valuations import Valuation
 from jaxpapers.resource_allocation.welfare import (
     liquid_welfare,
@@ -42,7 +43,7 @@ def efficiency(vals: Valuation, alpha, *, solver: SolverConfig = DEFAULT_SOLVER)
     """``SW(NE)/OPT`` for one or many instances (α scalar or one per instance)."""
     check_alpha(alpha)
     lead, flat = flatten(vals)
-    fn = batched(efficiency_one, solver.chunk_size, outer_iters=solver.outer_iters, inner_iters=solver.inner_iters)
+    fn = batched(efficiency_one, solver.chunk_size, **solver.iters)
     return fn(flat, per_instance("alpha", alpha, lead, flat.w.dtype)).reshape(lead)
 
 
@@ -50,9 +51,7 @@ def liquid_efficiency(vals: Valuation, alpha, budgets, *, solver: SolverConfig =
     """``(LW(NE_B)/LW-OPT, x, λ)`` for one or many instances with budgets."""
     check_alpha(alpha)
     lead, flat = flatten(vals)
-    fn = batched(
-        liquid_efficiency_one, solver.chunk_size, outer_iters=solver.outer_iters, inner_iters=solver.inner_iters
-    )
+    fn = batched(liquid_efficiency_one, solver.chunk_size, **solver.iters)
     out = fn(
         flat,
         per_instance("alpha", alpha, lead, flat.w.dtype),

@@ -27,10 +27,11 @@ import flax.struct
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float, Int
+from jaxtyping import Array, ArrayLike, Float, Int
 
 from jaxpapers.core.checks import check_range
 from jaxpapers.core.errors import ConfigError
+from jaxpapers.resource_allocation.config import InstanceConfig
 
 LINEAR, POWER, LOG = 0, 1, 2
 KIND_NAMES = ("linear", "power", "log")
@@ -41,10 +42,10 @@ R_CHOICES = (0.2, 0.5, 0.8, 0.95)  # spec "Data": exponents of the power family
 class Valuation:
     """Valuations of the agents of one (or a batch of) instance(s); all fields share one shape."""
 
-    w: Float[Array, "... N"]
-    r: Float[Array, "... N"]
-    s: Float[Array, "... N"]
-    kind: Int[Array, "... N"]
+    w: Float[ArrayLike, "..."]  # [..., N]; a single agent's fields are 0-d inside a vmap over agents
+    r: Float[ArrayLike, "..."]
+    s: Float[ArrayLike, "..."]
+    kind: Int[ArrayLike, "..."]
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -102,20 +103,20 @@ class Valuation:
         return jax.tree.map(lambda a: a[idx], self)
 
     # ------------------------------------------------------------------ the functions
-    def value(self, x: Float[Array, "... N"]) -> Float[Array, "... N"]:
+    def value(self, x: Float[ArrayLike, "..."]) -> Float[Array, "..."]:
         """``v_i(x_i)`` elementwise (expm1/log1p forms keep small x accurate)."""
         one_r = 1.0 - self.r
         power = self.w * self.s**one_r * jnp.expm1(one_r * jnp.log1p(x / self.s)) / one_r
         log = self.w * jnp.log1p(x / self.s)
         return jnp.where(self.kind == LINEAR, self.w * x, jnp.where(self.kind == POWER, power, log))
 
-    def marginal(self, x: Float[Array, "... N"]) -> Float[Array, "... N"]:
+    def marginal(self, x: Float[ArrayLike, "..."]) -> Float[Array, "..."]:
         """``v_i'(x_i)`` elementwise."""
         power = self.w * jnp.exp(-self.r * jnp.log(x + self.s))
         log = self.w / (x + self.s)
         return jnp.where(self.kind == LINEAR, self.w, jnp.where(self.kind == POWER, power, log))
 
-    def demand(self, mu: Float[Array, "..."]) -> Float[Array, "... N"]:
+    def demand(self, mu: Float[ArrayLike, "..."]) -> Float[Array, "... N"]:
         """Price-taking demand ``(v_i')^{-1}(mu)`` clipped to [0, 1] (the water-filling map).
 
         ``mu`` broadcasts against the instance axes (one price per instance). Linear agents have a flat
@@ -129,7 +130,7 @@ class Valuation:
         raw = jnp.where(self.kind == LINEAR, linear, jnp.where(self.kind == POWER, power, log))
         return jnp.clip(jnp.where(self.active, raw, 0.0), 0.0, 1.0)
 
-    def inverse(self, b: Float[Array, "... N"]) -> Float[Array, "... N"]:
+    def inverse(self, b: Float[ArrayLike, "..."]) -> Float[Array, "..."]:
         """``v_i^{-1}(b_i)``: the smallest x with ``v_i(x) = b_i`` (``inf`` where v never reaches b).
 
         Used for the liquid-welfare cap ``x̄_i = v_i^{-1}(B_i)``; ``b = inf`` gives ``inf``.
@@ -184,45 +185,15 @@ def random_instances(
     return Valuation(jnp.where(present, w, 0.0), jnp.where(present, r, 0.0), jnp.where(present, s, 1.0), kind)
 
 
-@dataclasses.dataclass(frozen=True)
-class InstanceConfig:
-    """How random instances are drawn (spec "Data"); ``sample(key)`` calls :func:`random_instances`."""
-
-    num: int = 4096
-    n_min: int = 2
-    n_max: int = 8
-    family_probs: tuple[float, float, float] = (0.3, 0.5, 0.2)
-    log10_s_range: tuple[float, float] = (-3.0, 0.5)
-
-    def __post_init__(self):
-        check_range("instances.num", self.num, 1)
-        check_range("instances.n_min", self.n_min, 2)
-        check_range("instances.n_max", self.n_max, self.n_min)
-        if len(self.log10_s_range) != 2 or self.log10_s_range[0] > self.log10_s_range[1]:
-            raise ConfigError(
-                f"instances.log10_s_range={self.log10_s_range!r} is not allowed; need (lo, hi) with lo <= hi"
-            )
-
-    def sample(self, key: jax.Array) -> Valuation:
-        return random_instances(
-            key,
-            self.num,
-            self.n_max,
-            n_min=self.n_min,
-            family_probs=tuple(self.family_probs),
-            log10_s_range=tuple(self.log10_s_range),
-        )
+def sample_instances(key: jax.Array, cfg: InstanceConfig) -> Valuation:
+    """Random instances as configured by an :class:`~jaxpapers.resource_allocation.config.InstanceConfig`."""
+    return random_instances(key, **dataclasses.asdict(cfg))
 
 
 def random_budgets(key: jax.Array, shape: tuple[int, ...], log10_range: tuple[float, float] = (-3.0, 0.0), dtype=None):
     """Budgets ``B_i ~ 10^U(log10_range)`` (spec "Data"; ``inf`` budgets recover the budget-free game)."""
     dtype = dtype or jnp.result_type(float)
     return 10.0 ** jax.random.uniform(key, shape, dtype, *log10_range)
-
-
-def count_active(vals: Valuation) -> np.ndarray:
-    """Number of present agents per instance (host-side, for input validation)."""
-    return np.asarray(jnp.sum(vals.active, axis=-1))
 
 
 def check_valuation(name: str, vals: Valuation, *, min_active: int = 2) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.resource_allocation.batching import batched, check_budgets, flatten, per_agent, unflatten
 from jaxpapers.resource_allocation.valuations import Valuation
@@ -24,17 +24,21 @@ from jaxpapers.resource_allocation.valuations import Valuation
 TIE_TOL = 1e-8  # spec: linear demands are evaluated at μ + 1e-8 (relative to max(1, μ) here)
 
 
-def social_welfare(vals: Valuation, x: Float[Array, "... N"]) -> Float[Array, "..."]:
+def social_welfare(vals: Valuation, x: Float[ArrayLike, "... N"]) -> Float[Array, "..."]:
     """``SW(x) = Σ_i v_i(x_i)``."""
     return jnp.sum(vals.value(x), axis=-1)
 
 
-def liquid_welfare(vals: Valuation, x: Float[Array, "... N"], budgets: Float[Array, "... N"]) -> Float[Array, "..."]:
+def liquid_welfare(
+    vals: Valuation, x: Float[ArrayLike, "... N"], budgets: Float[ArrayLike, "... N"]
+) -> Float[Array, "..."]:
     """``LW(x) = Σ_i min(v_i(x_i), B_i)`` (Dobzinski & Paes Leme 2014)."""
     return jnp.sum(jnp.minimum(vals.value(x), budgets), axis=-1)
 
 
-def water_fill_one(vals: Valuation, caps: Float[Array, " N"] | None = None, *, iters: int = 100) -> Float[Array, " N"]:
+def water_fill_one(
+    vals: Valuation, caps: Float[ArrayLike, " N"] | None = None, *, iters: int = 100
+) -> Float[Array, " N"]:
     """Welfare-maximising allocation of one instance, each share capped at ``caps`` (default 1).
 
     Bisection on the common marginal value ``μ ∈ [0, max_i v_i'(0)]``; then non-linear agents take their
@@ -89,7 +93,7 @@ def vcg_one(vals: Valuation, *, iters: int = 100) -> tuple[Float[Array, " N"], F
 
 
 def opt_liquid_welfare_one(
-    vals: Valuation, budgets: Float[Array, " N"], *, iters: int = 100
+    vals: Valuation, budgets: Float[ArrayLike, " N"], *, iters: int = 100
 ) -> tuple[Float[Array, " N"], Float[Array, ""]]:
     """``(x*, LW-OPT)``: water-filling with caps ``x̄_i = v_i^{-1}(B_i)``."""
     x = water_fill_one(vals, vals.inverse(budgets), iters=iters)

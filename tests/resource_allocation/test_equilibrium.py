@@ -7,8 +7,8 @@ import pytest
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.resource_allocation import families
+from jaxpapers.resource_allocation.config import SolverConfig
 from jaxpapers.resource_allocation.equilibrium import (
-    SolverConfig,
     alpha_ne,
     alpha_ne_budget,
     alpha_ne_one,
@@ -113,6 +113,24 @@ def test_audit_detects_a_non_equilibrium(x64, instances):
     log_w = log_weights(x, lam, 0.5)
     bumped = jnp.where(jnp.isfinite(log_w), log_w + 0.3, log_w)  # everybody bids more: not an equilibrium
     assert deviation_gains(instances, 0.5, bumped, grid_size=401).max() > 1e-6
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_audit_sees_a_held_out_agent_enter(x64, alpha):
+    """Planted case (review): two slope-1 agents at their two-agent equilibrium, a third slope-1 agent held at
+    weight 0. Entering pays; an audit grid anchored on the agent's own (zero) weight alone reports gain 0."""
+    lam = 1.0 / (1.0 + alpha)  # two identical linear agents: λ = v/(1+α), W' = λ^{1/α}
+    w_rest = lam ** (1.0 / alpha)
+    log_w = jnp.log(jnp.asarray([w_rest / 2, w_rest / 2, 0.0]))
+    gains = deviation_gains(Valuation.linear([1.0, 1.0, 1.0]), alpha, log_w)
+    # Independent: the entrant's best utility v·w/(w+W') − w·(w+W')^{α−1} on a dense NumPy grid.
+    w = np.geomspace(1e-9, 1e3, 2_000_001)
+    best = np.max(w / (w + w_rest) - w * (w + w_rest) ** (alpha - 1.0))
+    if alpha == 1.0:
+        np.testing.assert_allclose(best, (1.0 - np.sqrt(0.5)) ** 2, rtol=1e-9)  # closed form at α = 1: 0.0858
+    np.testing.assert_allclose(gains[2], best, rtol=1e-4)
+    assert gains[2] > 0.05
+    assert abs(gains[0]) <= 1e-12 and abs(gains[1]) <= 1e-12  # the two incumbents are at a best reply
 
 
 def test_wrong_condition_is_caught_by_the_cross_checks(x64, instances):

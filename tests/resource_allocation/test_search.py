@@ -9,7 +9,8 @@ import pytest
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.resource_allocation.bounds import poa_bound
-from jaxpapers.resource_allocation.search import SearchConfig, perturb, run_search
+from jaxpapers.resource_allocation.config import SearchConfig
+from jaxpapers.resource_allocation.search import perturb, run_search
 from jaxpapers.resource_allocation.sweeps import efficiency_one
 from jaxpapers.resource_allocation.valuations import check_valuation, random_instances
 

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from jaxpapers.core.errors import ConfigError
+from jaxpapers.resource_allocation.config import InstanceConfig
 from jaxpapers.resource_allocation.valuations import (
     LINEAR,
     LOG,
     POWER,
-    InstanceConfig,
     Valuation,
     check_valuation,
     random_instances,
+    sample_instances,
 )
 
 from . import reference as ref
@@ -105,7 +106,7 @@ def test_random_instances_follow_the_spec(x64):
 
 
 def test_instance_config_samples_and_validates(x64):
-    vals = InstanceConfig(num=7, n_max=3).sample(jax.random.key(1))
+    vals = sample_instances(jax.random.key(1), InstanceConfig(num=7, n_max=3))
     assert vals.w.shape == (7, 3)
     with pytest.raises(ConfigError, match="instances.n_max"):
         InstanceConfig(n_min=4, n_max=3)
