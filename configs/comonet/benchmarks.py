@@ -7,7 +7,7 @@ BlogFeedback (A51-A54, A56-A59 ``inc``; RMSE of the min-max scaled target) and L
 Heart 0.879 ± 0.009, COMPAS 0.693, Blog 0.154, Loan 0.653): pass when within one reported std or
 better. Each (dataset, seed) trains with the shared trainer: Adam 1e-3 cosine, batch 256, early
 stopping on a 20% validation split. Put the files (their usual names, see
-``jaxpapers.comonet.data.BENCHMARK_FILES``) in one directory; nothing is downloaded.
+``jaxpapers.comonet.loaders.BENCHMARK_FILES``) in one directory; nothing is downloaded.
 
     jaxpapers verify comonet/CO8 --preset full --config.data_dir=/data/tabular   # GPU, minutes
 
@@ -17,7 +17,7 @@ the files are missing. Presets: ``tiny`` (unit tests on files the tests write), 
 
 import ml_collections
 
-from jaxpapers.comonet.train import model_config
+from jaxpapers.comonet.config import model_group
 from jaxpapers.core.config import parse_arg
 
 
@@ -39,12 +39,13 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.datasets = ("auto_mpg", "heart", "compas", "blog", "loan")
     cfg.test_fraction = 0.2
     cfg.seeds = 3
-    cfg.model = model_config(hidden=32, penalty_box=(-3.0, 3.0))
-    cfg.train = ml_collections.ConfigDict(
-        dict(steps=20_000, batch_size=256, lr=1e-3, schedule="cosine", val_fraction=0.2, patience=50, eval_every=100)
-    )
+    cfg.model = model_group(hidden=32, penalty_box=(-3.0, 3.0))
+    cfg.optim = ml_collections.ConfigDict(dict(lr=1e-3, schedule="cosine"))  # core.train.OptimConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=20_000, batch_size=256, log_every=100, eval_every=100))
+    cfg.early_stop = ml_collections.ConfigDict(dict(val_fraction=0.2, patience=50))  # comonet.config.EarlyStopConfig
     if a.preset == "tiny":
         cfg.model.update(hidden=4, depth=1)
-        cfg.train.update(steps=6, batch_size=8, patience=2, eval_every=2)
+        cfg.train.update(steps=6, batch_size=8, log_every=6, eval_every=2)
+        cfg.early_stop.update(patience=2)
         cfg.seeds = 1
     return cfg

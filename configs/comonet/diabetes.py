@@ -16,7 +16,7 @@ Presets: ``tiny`` (unit tests), ``quick`` (default), ``full``.
 
 import ml_collections
 
-from jaxpapers.comonet.train import model_config
+from jaxpapers.comonet.config import model_group
 from jaxpapers.core.config import parse_arg
 
 
@@ -27,12 +27,13 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.seed = 0
     cfg.dataset = "diabetes"  # for `jaxpapers train`
     cfg.regimes = ml_collections.ConfigDict({"bmi": "inc", "bp": "inc", "s5": "inc"})
-    cfg.model = model_config(penalty_box=(-3.0, 3.0))
-    cfg.train = ml_collections.ConfigDict(dict(steps=1000, batch_size=256, lr=1e-3, schedule="cosine"))
+    cfg.rules_family = "tabular"  # launch/rules/tabular.py, for `jaxpapers train`
+    cfg.model = model_group(penalty_box=(-3.0, 3.0))
+    cfg.optim = ml_collections.ConfigDict(dict(lr=1e-3, schedule="cosine"))  # core.train.OptimConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=1000, batch_size=256, log_every=100))  # core.train.LoopConfig
     cfg.n_folds = 5
     cfg.folds = (0,)
     cfg.seeds = 3
-    cfg.max_mse_ratio = 1.10
 
     if a.preset == "tiny":
         cfg.model.update(hidden=4, depth=1, mlp_hidden=(8,))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -44,12 +44,6 @@ from jaxpapers.core.checks import check_range
 from jaxpapers.core.errors import ConfigError
 
 ApplyFn = Callable[[Any, Array], Array]  # apply_fn(params, x [B, D]) -> [B] or [B, K]
-
-
-def compiler_options() -> dict[str, Any] | None:
-    """Per-jit XLA options: ``core.sim.fast_compile_options(level=1)`` (compiling these tiny models
-    dominates on a CPU: about 25% faster compiles at unchanged run time); XLA's defaults elsewhere."""
-    return sim.fast_compile_options(level=1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +124,12 @@ class CertReport:
             "negative_mono_diffs": self.negative_mono_diffs,
             "holds": self.holds,
         }
+
+
+def worst_of(reports: Sequence[CertReport]) -> CertReport:
+    """One report whose ``worst`` is the elementwise worst over ``reports`` (same model and checks)."""
+    worst = np.fmax.reduce(np.stack([r.worst for r in reports]), axis=0)  # NaN only where a check never applies
+    return dataclasses.replace(reports[0], worst=worst)
 
 
 def check_names(hs: Sequence[float]) -> tuple[str, ...]:
@@ -302,7 +302,7 @@ def _certify_arrays(
 
 
 def _report(
-    arrays: dict[str, np.ndarray], spec: GroupSpec, hs: tuple[float, ...], n_points: int, hessian: bool, rtol: float
+    arrays: Mapping[str, Any], spec: GroupSpec, hs: tuple[float, ...], n_points: int, hessian: bool, rtol: float
 ) -> CertReport:
     names = check_names(hs)
     cons = list(checked_variables(spec))
@@ -409,7 +409,7 @@ def certify_batch(
         )
         keys = key if key.shape == (n_sets,) else jax.random.split(key, n_sets)
         batched = lambda p, k: sim.vmap_chunked(run, p, k, chunk_size=params_chunk)
-        arrays = jax.jit(batched, compiler_options=compiler_options())(params64, keys)
+        arrays = jax.jit(batched, compiler_options=sim.fast_compile_options(level=1))(params64, keys)
         arrays = jax.device_get(arrays)
     n_points = n_random + n_adv * (sum(1 for s in spec.mono_sign if s) + sum(1 for c in spec.curv_sign if c))
     return [_report({k: v[i] for k, v in arrays.items()}, spec, hs, n_points, hessian, rtol) for i in range(n_sets)]
@@ -466,7 +466,9 @@ def violation_fraction(
     spec = regimes if isinstance(regimes, GroupSpec) else parse_regimes(tuple(regimes))
     with jax.enable_x64(True):
         f = _scalar_fn(apply_fn, _to_float64(params), output)
-        run = jax.jit(lambda z: pointwise_violations(f, z, spec, tuple(h)), compiler_options=compiler_options())
+        run = jax.jit(
+            lambda z: pointwise_violations(f, z, spec, tuple(h)), compiler_options=sim.fast_compile_options(level=1)
+        )
         viol, fmax = run(jnp.asarray(x, jnp.float64))
         tol = rtol * (1.0 + jnp.max(fmax))
         return float(jnp.mean(jnp.any(viol > tol, axis=(1, 2))))

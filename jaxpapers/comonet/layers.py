@@ -25,9 +25,9 @@ import jax.numpy as jnp
 from flax.linen.dtypes import promote_dtype
 from jaxtyping import Array, Float
 
+from jaxpapers.comonet.config import ACTS
 from jaxpapers.core.checks import check_choice
 
-ACTS: tuple[str, ...] = ("softplus", "relu")
 EXP_CLAMP = 8.0
 SIGMA_M_EPS = 0.01
 

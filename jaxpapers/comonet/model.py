@@ -40,6 +40,7 @@ import chex
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax.linen.dtypes import promote_dtype
 from jaxtyping import Array, Float
 
@@ -178,6 +179,20 @@ class COMONet(nn.Module):
 def count_params(params: Any) -> int:
     """Number of scalar parameters in a pytree."""
     return int(sum(p.size for p in jax.tree.leaves(params)))
+
+
+def random_params(template: Any, key: jax.Array, n: int, scale: float) -> Any:
+    """``n`` parameter sets with every raw leaf ~ N(0, scale²), stacked on a leading axis (NumPy leaves).
+
+    ``template`` gives the shapes (e.g. ``jax.eval_shape(model.init, ...)["params"]``). One draw of
+    all values, split on the host: no per-leaf compilation. The guarantees hold for every parameter
+    value, so these (far outside training scale) are what CO1 certifies.
+    """
+    leaves, treedef = jax.tree.flatten(template)
+    sizes = [int(np.prod(leaf.shape)) for leaf in leaves]
+    z = scale * np.asarray(jax.random.normal(key, (n, sum(sizes))), np.float32)
+    parts = np.split(z, np.cumsum(sizes)[:-1], axis=1)
+    return jax.tree.unflatten(treedef, [p.reshape((n, *leaf.shape)) for p, leaf in zip(parts, leaves, strict=True)])
 
 
 def take_columns(x: Array, idx: tuple[int, ...]) -> Array | None:

@@ -139,7 +139,7 @@ class GroupSpec:
 
 
 def parse_regimes(
-    spec: Sequence[str | Regime] | Mapping[str | int, str | Regime] | GroupSpec,
+    spec: Sequence[object] | Mapping[object, object] | GroupSpec,  # codes are str | Regime; checked here
     columns: Sequence[str] | int | None = None,
 ) -> GroupSpec:
     """Parses regimes given by position or by column name into a :class:`GroupSpec`.

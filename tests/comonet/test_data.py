@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from jaxpapers.comonet import data
+from jaxpapers.comonet import data, loaders
 from jaxpapers.comonet.regimes import parse_regimes
 from jaxpapers.core.errors import ConfigError
 
@@ -68,13 +68,13 @@ AUTO = """18.0   8   307.0      130.0      3504.      12.0   70  1\t"chevrolet c
 def test_auto_mpg(tmp_path):
     path = tmp_path / "auto-mpg.data"
     path.write_text(AUTO)
-    d = data.load_auto_mpg(path)
+    d = loaders.load_auto_mpg(path)
     np.testing.assert_allclose(d.y, [18.0, 26.0])  # the '?' horsepower row is dropped
     np.testing.assert_allclose(d.x[1], [4, 97.0, 46.0, 1835.0, 20.5, 70, 2])
     assert [d.regimes.regimes[d.columns.index(c)] for c in ("weight", "displacement", "horsepower")] == ["dec"] * 3
     path.write_text("1 2 3\n")
     with pytest.raises(ConfigError, match="expected 8 numeric fields"):
-        data.load_auto_mpg(path)
+        loaders.load_auto_mpg(path)
 
 
 def test_heart(tmp_path):
@@ -84,7 +84,7 @@ def test_heart(tmp_path):
         "67.0,1.0,4.0,160.0,286.0,0.0,2.0,108.0,1.0,1.5,2.0,3.0,3.0,2\n"
         "58.0,1.0,4.0,100.0,234.0,0.0,0.0,156.0,0.0,0.1,1.0,?,7.0,2\n"
     )
-    d = data.load_heart(path)
+    d = loaders.load_heart(path)
     np.testing.assert_array_equal(d.y, [0.0, 1.0])  # num > 0 -> 1; the row with '?' is dropped
     assert d.task == "binary" and d.x.shape == (2, 13)
     assert d.regimes.regimes[d.columns.index("chol")] == "inc"
@@ -103,15 +103,15 @@ def test_compas(tmp_path):
     ]
     path = tmp_path / "compas-scores-two-years.csv"
     path.write_text(header + "\n".join(rows) + "\n")
-    d = data.load_compas(path)
-    assert d.x.shape == (2, 13) and d.columns[:4] == data.COMPAS_COUNTS
+    d = loaders.load_compas(path)
+    assert d.x.shape == (2, 13) and d.columns[:4] == loaders.COMPAS_COUNTS
     np.testing.assert_array_equal(d.y, [1, 0])
     np.testing.assert_array_equal(d.x[0, :5], [2, 0, 1, 0, 34])
     assert d.x[0, d.columns.index("race=African-American")] == 1 and d.x[1, d.columns.index("sex=Female")] == 1
     assert d.regimes.regimes[:5] == ("inc", "inc", "inc", "inc", "free")
     path.write_text("a,b\n1,2\n")
     with pytest.raises(ConfigError, match=r"has no column\(s\) \['priors_count'"):
-        data.load_compas(path)
+        loaders.load_compas(path)
 
 
 def test_blog(tmp_path):
@@ -120,7 +120,7 @@ def test_blog(tmp_path):
     raw[:, -1] = np.arange(40)
     path = tmp_path / "blogData_train.csv"
     np.savetxt(path, raw, delimiter=",")
-    d = data.load_blog(path)
+    d = loaders.load_blog(path)
     assert d.x.shape == (36, 280)  # targets below the 90th percentile (35.1) kept: 0..35
     assert d.y.min() == 0.0 and d.y.max() == 1.0 and d.x.min() >= 0 and d.x.max() <= 1
     assert [d.columns[j] for j, c in enumerate(d.regimes.regimes) if c == "inc"] == [
@@ -128,11 +128,11 @@ def test_blog(tmp_path):
     ]  # fmt: skip
     np.savetxt(path, raw[:, :10], delimiter=",")
     with pytest.raises(ConfigError, match="expected 281 columns"):
-        data.load_blog(path)
+        loaders.load_blog(path)
 
 
 def test_loan(tmp_path):
-    cols = list(data.LOAN_COLUMNS)
+    cols = list(loaders.LOAN_COLUMNS)
     values = {c: "1" for c in cols}
     values.update(term=" 36 months", int_rate="13.5%", grade="C", emp_length="10+ years", revol_util="50%")
     header = ",".join(["id", *cols, "loan_status"])
@@ -150,7 +150,7 @@ def test_loan(tmp_path):
         )
         + "\n"
     )
-    d = data.load_loan(path)
+    d = loaders.load_loan(path)
     assert d.x.shape == (2, 28) and d.task == "binary"
     np.testing.assert_array_equal(d.y, [0.0, 1.0])
     col = {c: d.x[:, i] for i, c in enumerate(d.columns)}
@@ -168,12 +168,12 @@ def test_presplit_and_missing_files(tmp_path):
         ("y_test", np.zeros(2)),
     ):
         np.save(tmp_path / f"{stem}.npy", arr)
-    d = data.load_presplit(tmp_path, ["inc", "free"])
+    d = loaders.load_presplit(tmp_path, ["inc", "free"])
     assert d.x_test.shape == (2, 2) and d.regimes.regimes == ("inc", "free")
     with pytest.raises(data.DataNotFoundError, match=r"AutoMPG file '.*nope.data' does not exist; .*never download"):
-        data.load_auto_mpg(tmp_path / "nope.data")
+        loaders.load_auto_mpg(tmp_path / "nope.data")
     with pytest.raises(ConfigError, match="dataset='mnist' is not allowed"):
-        data.load_benchmark("mnist", tmp_path)
+        loaders.load_benchmark("mnist", tmp_path)
 
 
 def test_splits_and_pipeline():

@@ -8,8 +8,7 @@ import pytest
 from jaxpapers.comonet.baselines import MLP, shape_penalty
 from jaxpapers.comonet.certify import certify, certify_batch
 from jaxpapers.comonet.data import Standardizer
-from jaxpapers.comonet.experiments import random_params
-from jaxpapers.comonet.model import COMONet
+from jaxpapers.comonet.model import COMONet, random_params
 from jaxpapers.core.errors import ConfigError
 
 NINE = ("free", "inc", "dec", "cvx", "ccv", "cvx_inc", "cvx_dec", "ccv_inc", "ccv_dec")

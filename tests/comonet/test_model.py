@@ -6,9 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxpapers.comonet.experiments import random_params
 from jaxpapers.comonet.layers import PosDense, concave_act, convex_act, sigma_m
-from jaxpapers.comonet.model import COMONet, count_params
+from jaxpapers.comonet.model import COMONet, count_params, random_params
 from jaxpapers.comonet.regimes import parse_regimes
 from jaxpapers.core.errors import ConfigError
 

@@ -1,4 +1,4 @@
-"""Training: losses, optimizer masks, the vmapped seed grid against a plain loop, fit and the CLI entry."""
+"""Training: losses, the kernel decay mask, the vmapped trial grid against a plain loop, fit and the CLI entry."""
 
 import jax
 import jax.numpy as jnp
@@ -7,10 +7,11 @@ import pytest
 
 from jaxpapers.comonet import data
 from jaxpapers.comonet.baselines import MLP, PenaltyMLP
-from jaxpapers.comonet.train import TrainConfig, fit, make_loss_fn, make_optimizer, train_many
+from jaxpapers.comonet.config import EarlyStopConfig
+from jaxpapers.comonet.train import fit, make_loss_fn, make_trial_trainer, trial_data
 from jaxpapers.core import config as config_lib
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.core.train import TrainState, make_train_step, read_metrics
+from jaxpapers.core.train import LoopConfig, OptimConfig, TrainState, make_optimizer, make_train_step, read_metrics
 
 
 def test_losses_closed_form():
@@ -42,8 +43,9 @@ def test_penalty_enters_the_training_loss_only():
 
 
 def test_weight_decay_touches_normal_kernels_only():
+    """COMONet's log-weights are ``raw_kernel``: decay on them would pull exp(Ŵ) to 1, so decay_mask="kernels"."""
     params = {"dense": {"kernel": jnp.ones((2, 2)), "bias": jnp.ones(2)}, "pos": {"raw_kernel": jnp.ones((2, 2))}}
-    tx = make_optimizer(TrainConfig(steps=10, lr=0.1, schedule="constant", weight_decay=0.5))
+    tx = make_optimizer(OptimConfig(lr=0.1, schedule="constant", weight_decay=0.5, decay_mask="kernels"), 10)
     zeros = jax.tree.map(jnp.zeros_like, params)
     updates, _ = tx.update(zeros, tx.init(params), params)
     np.testing.assert_allclose(updates["dense"]["kernel"], -0.1 * 0.5)
@@ -51,17 +53,16 @@ def test_weight_decay_touches_normal_kernels_only():
     np.testing.assert_allclose(updates["pos"]["raw_kernel"], 0.0)
 
 
-def test_train_many_equals_a_plain_loop():
+def test_trial_trainer_equals_a_plain_loop():
     """The vmapped lax.scan over trials reproduces a Python loop of the same step, trial by trial."""
     model = MLP((3,))  # the grid machinery is model-agnostic; COMONet trains through it in the claims
-    tc = TrainConfig(steps=4, batch_size=5, lr=1e-2)
-    loss_fn, tx = make_loss_fn(model), make_optimizer(tc)
+    loss_fn, tx = make_loss_fn(model), make_optimizer(OptimConfig(lr=1e-2, schedule="cosine"), 4)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 12, 3)).astype(np.float32)
     y = rng.normal(size=(2, 12)).astype(np.float32)
     keys = jax.random.split(jax.random.key(3), 2)
     n_valid = np.array([12, 9])
-    params, losses = train_many(model, loss_fn, tx, x, y, keys, steps=4, batch_size=5, n_valid=n_valid)
+    result = make_trial_trainer(model, tx, steps=4, batch_size=5)(keys, trial_data(x, y, n_valid))
     step = jax.jit(make_train_step(loss_fn, tx))
     for t in range(2):
         init_key, state_key, data_key = jax.random.split(keys[t], 3)
@@ -72,40 +73,47 @@ def test_train_many_equals_a_plain_loop():
         for s in range(4):
             idx = jax.random.randint(jax.random.fold_in(data_key, s), (5,), 0, n_valid[t])
             state, metrics = step(state, {"x": jnp.asarray(x[t])[idx], "y": jnp.asarray(y[t])[idx]})
-            np.testing.assert_allclose(losses[t, s], metrics["loss"], rtol=1e-5)
-        jax.tree.map(lambda a, b, t=t: np.testing.assert_allclose(a[t], b, rtol=1e-5, atol=1e-6), params, state.params)
+            np.testing.assert_allclose(result.losses[t, s], metrics["loss"], rtol=1e-5)
+        jax.tree.map(
+            lambda a, b, t=t: np.testing.assert_allclose(a[t], b, rtol=1e-5, atol=1e-6), result.params, state.params
+        )
 
 
-def test_train_many_never_reads_padding():
+def test_trial_trainer_never_reads_padding():
     model = MLP((4,))
-    tc = TrainConfig(steps=20, batch_size=8)
     x = np.zeros((1, 10, 2), np.float32)
     y = np.zeros((1, 10), np.float32)
     x[0, 6:] = np.nan  # padding beyond n_valid
-    params, losses = train_many(model, make_loss_fn(model), make_optimizer(tc), x, y, jax.random.key(0)[None],
-                                steps=20, batch_size=8, n_valid=np.array([6]))  # fmt: skip
-    assert np.all(np.isfinite(np.asarray(losses)))
+    run = make_trial_trainer(model, make_optimizer(OptimConfig(), 20), steps=20, batch_size=8)
+    result = run(jax.random.key(0)[None], trial_data(x, y, np.array([6])))
+    assert np.all(np.isfinite(np.asarray(result.losses)))
     with pytest.raises(ConfigError, match=r"expected \[T, n, d\]"):
-        train_many(model, None, None, x[0], y[0], jax.random.key(0)[None], steps=1, batch_size=1)
+        trial_data(x[0], y[0])
 
 
 @pytest.mark.slow
 def test_fit_learns_and_writes_metrics(tmp_path):
     d = data.synthetic_nine(256, noise=0.0, seed=0)
     model = MLP((16,))
-    result = fit(model, d, TrainConfig(steps=60, batch_size=64, lr=1e-2, log_every=20), workdir=str(tmp_path))
+    loop = LoopConfig(steps=60, batch_size=64, log_every=20)
+    result = fit(model, d, loop=loop, workdir=str(tmp_path))
     steps, losses = result.series("loss")
     assert list(steps) == [20, 40, 60] and losses[-1] < losses[0]
     assert read_metrics(tmp_path)[-1]["step"] == 60
-    again = fit(model, d, TrainConfig(steps=60, batch_size=64, lr=1e-2, log_every=20), workdir=str(tmp_path))
+    again = fit(model, d, loop=loop, workdir=str(tmp_path))
     assert again.resumed_from == 60  # the shared trainer's auto-resume
 
 
 def test_fit_early_stopping_returns_the_best_parameters():
     d = data.synthetic_nine(200, noise=1.0, seed=1)
     model = MLP((32,))
-    tc = TrainConfig(steps=400, batch_size=32, lr=0.3, schedule="constant", val_fraction=0.25, patience=2, eval_every=5)
-    result = fit(model, d, tc)
+    result = fit(
+        model,
+        d,
+        optim=OptimConfig(lr=0.3),
+        loop=LoopConfig(steps=400, batch_size=32, eval_every=5),
+        early_stop=EarlyStopConfig(val_fraction=0.25, patience=2),
+    )
     assert result.stopped_early and int(result.state.step) < 400
     _, val = result.series("eval/loss")
     tr, va = data.split(200, 0.25, 0)
@@ -114,13 +122,14 @@ def test_fit_early_stopping_returns_the_best_parameters():
     assert float(best) == pytest.approx(val.min(), rel=1e-5)
 
 
-def test_train_config_validation():
-    with pytest.raises(ConfigError, match="train.schedule='linear'"):
-        TrainConfig(schedule="linear")
-    with pytest.raises(ConfigError, match="needs train.val_fraction > 0"):
-        TrainConfig(patience=3)
-    with pytest.raises(ConfigError, match="TrainConfig has no field 'learning_rate'"):
-        fit(MLP(), data.synthetic_nine(16), {"learning_rate": 1.0})
+def test_training_config_validation():
+    with pytest.raises(ConfigError, match="needs early_stop.val_fraction > 0"):
+        EarlyStopConfig(patience=3)
+    with pytest.raises(ConfigError, match="needs train.eval_every"):
+        fit(MLP(), data.synthetic_nine(16), early_stop=EarlyStopConfig(val_fraction=0.5))
+    cfg = config_lib.load("comonet/synthetic", "preset=tiny")
+    with pytest.raises(ConfigError, match="OptimConfig has no field 'learning_rate'"):
+        config_lib.to_dataclass(OptimConfig, cfg.optim.to_dict() | {"learning_rate": 1.0})
 
 
 @pytest.mark.slow
