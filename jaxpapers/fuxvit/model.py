@@ -5,7 +5,10 @@ S key frames (T, or the cache size when streaming), N heads, H head dim, D model
 C tubelet features, K selection slots, L layers.
 
 Pre-LN blocks: x ← x + FSA(LN(x)); x ← x + MLP(LN(x)); final LN; no CLS token (pooled = mean over
-valid tokens). ``attn_impl`` picks the attention of every block:
+valid tokens). Built on ``core.nn``: ``Einsum`` projections, ``MlpBlock`` and ``stack_layers`` (params
+``layers_{i}`` unrolled, ``layers`` scanned), all with the frame-major activation names ``ACT``; the
+frame selection (routing, fine and coarse branches, gates, cache) is FuxViT's own ``FSAttention``.
+``attn_impl`` picks the attention of every block:
 
 * ``reference``: routing + pure-JAX fine branch (+ the coarse branch in ``gated`` mode);
 * ``pallas``: the kernel issue's Pallas kernel (not built yet: raises);
@@ -18,16 +21,17 @@ impls); only the routed impls have a coarse branch, weighted by g_c.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float, Int
+from jaxtyping import Array, Bool, Float, Int, Shaped
 
 from jaxpapers.core import axes
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.core.nn import layer_norm, rms_norm
+from jaxpapers.core.nn import Einsum, MlpBlock, layer_norm, rms_norm, stack_layers
 from jaxpapers.fuxvit import attention, routing
 from jaxpapers.fuxvit.config import FuxViTConfig
 from jaxpapers.fuxvit.kernels.fsa.reference import frame_local_attention, frame_mask, fsa_fine_reference
@@ -38,6 +42,11 @@ ACT = (axes.BATCH, axes.FRAMES, axes.LENGTH, axes.EMBED)
 HEADS_ACT = (axes.BATCH, axes.FRAMES, axes.LENGTH, axes.HEADS, axes.KV)
 
 
+# The q/k/v and gate kernels keep FuxViT's v1 init so the claims keep their numbers: LeCun normal with
+# Flax's default axes, i.e. fan-in N·D for a (D, N, ·) kernel (``Einsum``'s default would use D).
+_HEADS_INIT = nn.initializers.lecun_normal()
+
+
 def _init(names: tuple[str | None, ...], init: Any = None) -> Any:
     return nn.with_logical_partitioning(init or nn.initializers.lecun_normal(), names)
 
@@ -46,56 +55,6 @@ def gate_bias_init(key: jax.Array, shape: tuple[int, ...], dtype: Any = jnp.floa
     """(b_f, b_c) = (+2, −2) per head: gates start favouring the fine branch (σ(2) ≈ 0.88)."""
     del key
     return jnp.broadcast_to(jnp.asarray([2.0, -2.0], dtype), shape)
-
-
-class Mlp(nn.Module):
-    """Dense(D→F) → GELU → Dense(F→D) on [B, T, P, D] (frame-major logical names)."""
-
-    mlp_dim: int
-    dtype: Any = jnp.float32
-    param_dtype: Any = jnp.float32
-
-    @nn.compact
-    def __call__(self, x: Float[Array, "B T P D"]) -> Float[Array, "B T P D"]:
-        init = nn.initializers.xavier_uniform()
-        dense = lambda n, names, bias_names, name: nn.Dense(  # noqa: E731
-            n,
-            dtype=self.dtype,
-            param_dtype=self.param_dtype,
-            kernel_init=_init(names, init),
-            bias_init=_init(bias_names, nn.initializers.zeros),
-            name=name,
-        )
-        h = nn.gelu(dense(self.mlp_dim, (axes.EMBED, axes.MLP), (axes.MLP,), "wi")(x))
-        h = nn.with_logical_constraint(h, (axes.BATCH, axes.FRAMES, axes.LENGTH, axes.MLP))
-        return dense(x.shape[-1], (axes.MLP, axes.EMBED), (axes.EMBED,), "wo")(h)
-
-
-class HeadsDense(nn.Module):
-    """An einsum projection with a multi-axis kernel created at its full shape.
-
-    (``nn.DenseGeneral`` initialises a flattened 2-D kernel and reshapes it afterwards, which breaks
-    3-D logical sharding constraints under an active mesh.) ``equation`` maps (input, kernel) to the
-    output, e.g. ``"btpd,dnh->btpnh"``.
-    """
-
-    shape: tuple[int, ...]
-    names: tuple[str | None, ...]
-    equation: str
-    bias_names: tuple[str | None, ...] | None = None
-    bias_init: Any = nn.initializers.zeros
-    dtype: Any = jnp.float32
-    param_dtype: Any = jnp.float32
-
-    @nn.compact
-    def __call__(self, x: jax.Array) -> jax.Array:
-        kernel = self.param("kernel", _init(self.names), self.shape, self.param_dtype)
-        y = jnp.einsum(self.equation, x.astype(self.dtype), jnp.asarray(kernel, self.dtype))
-        if self.bias_names is not None:
-            bias_shape = self.shape[len(self.shape) - len(self.bias_names) :]
-            bias = self.param("bias", _init(self.bias_names, self.bias_init), bias_shape, self.param_dtype)
-            y = y + jnp.asarray(bias, self.dtype)
-        return y
 
 
 class FSAttention(nn.Module):
@@ -117,7 +76,7 @@ class FSAttention(nn.Module):
         seg_q: Int[Array, "B T"],
         seg_k: Int[Array, "B S"],
         valid_k: Bool[Array, "B S"],
-        cache: dict[str, jax.Array] | None = None,
+        cache: Mapping[str, jax.Array] | None = None,
     ) -> tuple[Float[Array, "B T P D"], Int[Array, "B N T K"] | None, dict[str, jax.Array] | None]:
         c = self.config
         if c.attn_impl == "pallas":
@@ -128,8 +87,8 @@ class FSAttention(nn.Module):
 
         def proj(name: str) -> jax.Array:
             names = (axes.EMBED, axes.HEADS, axes.KV)
-            y = HeadsDense((d, n, h), names, "btpd,dnh->btpnh", dtype=dtype, param_dtype=pdtype, name=name)(x)
-            return nn.with_logical_constraint(y, HEADS_ACT)
+            kw = dict(kernel_init=_HEADS_INIT, dtype=dtype, param_dtype=pdtype, name=name)
+            return nn.with_logical_constraint(Einsum((d, n, h), names, "...d,dnh->...nh", **kw)(x), HEADS_ACT)
 
         q, k, v = proj("query"), proj("key"), proj("value")
         # QK-RMSNorm per head before RoPE (stability at 64K tokens).
@@ -189,11 +148,12 @@ class FSAttention(nn.Module):
         out = nn.with_logical_constraint(out.reshape(b, t, p, n, h), HEADS_ACT)
 
         if c.fsa_mode == "gated":
-            gates = HeadsDense(
+            gates = Einsum(
                 (d, n, 2),
                 (axes.EMBED, axes.HEADS, None),
-                "btpd,dng->btpng",
-                bias_names=(axes.HEADS, None),
+                "...d,dng->...ng",
+                use_bias=True,
+                kernel_init=_HEADS_INIT,
                 bias_init=gate_bias_init,
                 param_dtype=pdtype,
                 name="gate",
@@ -203,73 +163,70 @@ class FSAttention(nn.Module):
             if coarse is not None:
                 mixed = mixed + g[..., 1:2] * coarse.transpose(0, 2, 1, 3)[:, :, None]
             out = nn.with_logical_constraint(mixed.astype(dtype), HEADS_ACT)
-        y = HeadsDense(
-            (n, h, d), (axes.HEADS, axes.KV, axes.EMBED), "btpnh,nhd->btpd", dtype=dtype, param_dtype=pdtype, name="out"
+        y = Einsum(
+            (n, h, d), (axes.HEADS, axes.KV, axes.EMBED), "...nh,nhd->...d", dtype=dtype, param_dtype=pdtype, name="out"
         )(out)
         return nn.with_logical_constraint(y, ACT), sel, new_cache
 
 
 class Block(nn.Module):
-    """Pre-LN block: x ← x + FSA(LN(x)); x ← x + MLP(LN(x))."""
+    """Pre-LN block: x ← x + FSA(LN(x)); x ← x + MLP(LN(x)) (the core ``MlpBlock`` on [B, T, P, D]).
+
+    Returns (x, sel [B, N, T, K] or None, this layer's updated cache or None).
+    """
 
     config: FuxViTConfig
 
     @nn.compact
-    def __call__(self, x, pos, q_frames, seg_q, seg_k, valid_k, cache=None):
+    def __call__(self, x, pos, q_frames, seg_q, seg_k, valid_k, cache=None):  # as FSAttention's
         c = self.config
         x = nn.with_logical_constraint(x, ACT)
         h = layer_norm("ln_attn", param_dtype=c.jnp_param_dtype)(x).astype(c.jnp_dtype)
         h, sel, cache = FSAttention(c, name="attn")(h, pos, q_frames, seg_q, seg_k, valid_k, cache)
         x = x + h
         h = layer_norm("ln_mlp", param_dtype=c.jnp_param_dtype)(x).astype(c.jnp_dtype)
-        x = x + Mlp(c.mlp_dim, dtype=c.jnp_dtype, param_dtype=c.jnp_param_dtype, name="mlp")(h)
+        x = x + MlpBlock(c.mlp_dim, act_axes=ACT, dtype=c.jnp_dtype, param_dtype=c.jnp_param_dtype, name="mlp")(h)
         return nn.with_logical_constraint(x, ACT), sel, cache
 
 
-class _ScanBlock(nn.Module):
-    """``nn.scan`` adapter: (x, layer cache) → (x, (sel, layer cache))."""
-
-    config: FuxViTConfig
-
-    @nn.compact
-    def __call__(self, x, cache, pos, q_frames, seg_q, seg_k, valid_k):
-        cls = nn.remat(Block) if self.config.remat else Block
-        x, sel, cache = cls(self.config, name="block")(x, pos, q_frames, seg_q, seg_k, valid_k, cache)
-        return x, (sel, cache)
-
-
 class BlockStack(nn.Module):
-    """``depth`` blocks named ``block_0..`` (or one scanned ``blocks`` module with a LAYERS axis).
+    """``depth`` blocks by the core naming rule: ``layers_0..`` unrolled, one ``layers`` (params stacked
+    along LAYERS) with ``scan_layers`` (``core.nn.stack_layers``; ``remat`` rematerialises each block).
 
-    Returns the output, the per-layer selections stacked [L, B, N, T, K] (None for unrouted impls)
-    and the per-layer caches (stacked along L when scanned, a list otherwise).
+    ``caches`` (streaming) is a pytree with a leading L axis (:meth:`FuxViT.init_cache`). Returns the
+    output, the per-layer selections [L, B, N, T, K] (None for unrouted impls) and the updated caches
+    (leading L axis; None without ``caches``).
     """
 
     config: FuxViTConfig
 
     @nn.compact
-    def __call__(self, x, pos, q_frames, seg_q, seg_k, valid_k, caches=None):
+    def __call__(
+        self,
+        x: Float[Array, "B T P D"],
+        pos: Positions,
+        q_frames: Int[Array, "B T"],
+        seg_q: Int[Array, "B T"],
+        seg_k: Int[Array, "B S"],
+        valid_k: Bool[Array, "B S"],
+        caches: Mapping[str, jax.Array] | None = None,
+    ) -> tuple[Float[Array, "B T P D"], Int[Array, "L B N T K"] | None, dict[str, jax.Array] | None]:
         c = self.config
-        if c.scan_layers:
-            scanned = nn.scan(
-                _ScanBlock,
-                variable_axes={"params": 0},
-                split_rngs={"params": True},
-                in_axes=(0, nn.broadcast, nn.broadcast, nn.broadcast, nn.broadcast, nn.broadcast),
-                length=c.depth,
-                metadata_params={nn.PARTITION_NAME: axes.LAYERS},
-            )
-            x, (sels, caches) = scanned(c, name="blocks")(x, caches, pos, q_frames, seg_q, seg_k, valid_k)
-            return x, sels, caches
-        cls = nn.remat(Block) if c.remat else Block
-        sels, new_caches = [], []
-        for i in range(c.depth):
-            layer_cache = None if caches is None else caches[i]
-            x, sel, layer_cache = cls(c, name=f"block_{i}")(x, pos, q_frames, seg_q, seg_k, valid_k, layer_cache)
-            sels.append(sel)
-            new_caches.append(layer_cache)
-        sels = None if sels[0] is None else jnp.stack(sels)
-        return x, sels, (None if caches is None else new_caches)
+        x, (sels, caches) = stack_layers(
+            Block,
+            {"config": c},
+            x,
+            pos,
+            q_frames,
+            seg_q,
+            seg_k,
+            valid_k,
+            depth=c.depth,
+            layer_inputs=(caches,),
+            scan_layers=c.scan_layers,
+            remat=c.remat,
+        )
+        return x, sels, caches
 
 
 def clip_positions(batch: int, frames: int, rows: int, cols: int, first_frame: Any = 0) -> Positions:
@@ -279,7 +236,7 @@ def clip_positions(batch: int, frames: int, rows: int, cols: int, first_frame: A
     return tuple(jnp.broadcast_to(a, (batch, *a.shape)) for a in (t, y, x))  # type: ignore[return-value]
 
 
-def take_visible(x: Float[Array, "B T P ..."], visible: Int[Array, "B V"] | None) -> Float[Array, "B T V ..."]:
+def take_visible(x: Shaped[Array, "B T P ..."], visible: Int[Array, "B V"] | None) -> Shaped[Array, "B T V ..."]:
     """The visible tokens (the same positions in every frame: tube masking) of a [B, T, P, ...] array."""
     if visible is None:
         return x
@@ -355,11 +312,7 @@ class FuxViT(nn.Module):
             "kbar": jnp.zeros((batch, n, max_frames, r), jnp.float32),
             "vbar": jnp.zeros((batch, n, max_frames, h), jnp.float32),
         }
-        layers = (
-            jax.tree.map(lambda a: jnp.broadcast_to(a, (c.depth, *a.shape)), layer)
-            if c.scan_layers
-            else [layer] * c.depth
-        )
+        layers = jax.tree.map(lambda a: jnp.broadcast_to(a, (c.depth, *a.shape)), layer)  # leading L axis
         return {"layers": layers, "valid": jnp.zeros((batch, max_frames), bool), "length": jnp.zeros((), jnp.int32)}
 
     def stream_step(

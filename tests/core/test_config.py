@@ -29,7 +29,7 @@ def test_loaded_config_is_locked():
     [
         ("train.steps=12", ("train", "steps"), 12),
         ("train.steps=1e3", ("train", "steps"), 1000),
-        ("train.lr=0.5", ("train", "lr"), 0.5),
+        ("optim.lr=0.5", ("optim", "lr"), 0.5),
         ("model.scan_layers=true", ("model", "scan_layers"), True),
         ("model.scan_layers=0", ("model", "scan_layers"), False),
         ("strategy=fsdp_tp", ("strategy",), "fsdp_tp"),

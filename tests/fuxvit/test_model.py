@@ -11,7 +11,7 @@ import pytest
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.config import FuxViTConfig, rope_split
-from jaxpapers.fuxvit.model import FuxViT
+from jaxpapers.fuxvit.model import Block, FuxViT, clip_positions
 from jaxpapers.fuxvit.streaming import encode_streaming
 
 CFG = FuxViTConfig.tiny(dim=32, num_heads=2, mlp_dim=64, depth=2, k_frames=1)
@@ -69,7 +69,7 @@ def np_vit(params, image, cfg):
     pos = (np.zeros(rows * cols), yy.ravel(), xx.ravel())
     dims = rope_split(cfg.head_dim)
     for i in range(cfg.depth):
-        blk = p["encoder"][f"block_{i}"]
+        blk = p["encoder"][f"layers_{i}"]
         a = blk["attn"]
         h = np_layer_norm(x, blk["ln_attn"])
         q, k, v = (np.einsum("sd,dnh->snh", h, a[n]["kernel"]) for n in ("query", "key", "value"))
@@ -86,6 +86,58 @@ def np_vit(params, image, cfg):
         h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h**3)))
         x = x + h @ blk["mlp"]["wo"]["kernel"] + blk["mlp"]["wo"]["bias"]
     return np_layer_norm(x, p["ln_final"])
+
+
+def np_block(p, x, pos, cfg):
+    """One FuxViT block in float64 NumPy on [T, P, D]: frame-causal dense attention over T·P tokens, the
+    fine gate (``gated``; no coarse branch without routing), GELU MLP."""
+    t, n_p, d = x.shape
+    x = x.reshape(t * n_p, d)
+    frame = np.repeat(np.arange(t), n_p)
+    a = p["attn"]
+    h = np_layer_norm(x, p["ln_attn"])
+    q, k, v = (np.einsum("sd,dnh->snh", h, a[n]["kernel"]) for n in ("query", "key", "value"))
+    rms = lambda z, s: z / np.sqrt((z**2).mean(-1, keepdims=True) + 1e-6) * s  # noqa: E731
+    q, k = rms(q, a["query_norm"]["scale"]), rms(k, a["key_norm"]["scale"])
+    dims = rope_split(cfg.head_dim)
+    q, k = np_rope(q, pos, dims), np_rope(k, pos, dims)
+    logits = np.einsum("snh,tnh->nst", q, k) / np.sqrt(cfg.head_dim)
+    logits = np.where(frame[None, None, :] <= frame[None, :, None], logits, -np.inf)  # key frame ≤ query frame
+    w = np.exp(logits - logits.max(-1, keepdims=True))
+    o = np.einsum("nst,tnh->snh", w / w.sum(-1, keepdims=True), v)
+    if cfg.fsa_mode == "gated":
+        g = 1 / (1 + np.exp(-(np.einsum("sd,dng->sng", h, a["gate"]["kernel"]) + a["gate"]["bias"])))
+        o = g[..., 0:1] * o
+    x = x + np.einsum("snh,nhd->sd", o, a["out"]["kernel"])
+    h = np_layer_norm(x, p["ln_mlp"]) @ p["mlp"]["wi"]["kernel"] + p["mlp"]["wi"]["bias"]
+    h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h**3)))
+    return (x + h @ p["mlp"]["wo"]["kernel"] + p["mlp"]["wo"]["bias"]).reshape(t, n_p, d)
+
+
+@pytest.mark.parametrize("impl,mode", [("dense_causal", "gated"), ("reference", "plain")])
+def test_block_from_core_parts_is_a_float64_numpy_block(impl, mode):
+    """``model.Block`` (core Einsum projections, core MlpBlock on [B, T, P, D]) on random inputs and
+    randomly perturbed params equals the block written out in NumPy; ``reference`` routes every query
+    frame to its whole history (k = T − 1), so it is the same dense frame-causal attention."""
+    cfg = CFG.replace(attn_impl=impl, fsa_mode=mode, k_frames=3)
+    b, t, rows, cols = 2, 4, 2, 2
+    x = jax.random.normal(jax.random.key(20), (b, t, rows * cols, cfg.dim))
+    pos = clip_positions(b, t, rows, cols)
+    frames = jnp.broadcast_to(jnp.arange(t, dtype=jnp.int32), (b, t))
+    seg, valid = jnp.zeros((b, t), jnp.int32), jnp.ones((b, t), bool)
+    args = (pos, frames, seg, seg, valid)
+    params = nn.unbox(Block(cfg).init(jax.random.key(0), x, *args))["params"]
+    leaves, tree = jax.tree.flatten(params)
+    keys = jax.random.split(jax.random.key(21), len(leaves))
+    params = tree.unflatten([a + 0.2 * jax.random.normal(kk, a.shape) for a, kk in zip(leaves, keys, strict=True)])
+    got, sel, _ = jax.jit(Block(cfg).apply)({"params": params}, x, *args)
+    p64 = jax.tree.map(lambda a: np.asarray(a, np.float64), params)
+    for i in range(b):
+        pos_i = tuple(np.asarray(a[i]).reshape(-1) for a in pos)
+        want = np_block(p64, np.asarray(x[i], np.float64), pos_i, cfg)
+        np.testing.assert_allclose(got[i], want, atol=1e-4, rtol=1e-4)
+    if impl == "reference":  # every earlier frame (and the own one) is selected
+        np.testing.assert_array_equal(np.sort(np.asarray(sel[0, 0, 3])), [0, 1, 2, 3])
 
 
 def test_image_through_fuxvit_is_a_float64_numpy_vit():
@@ -110,7 +162,7 @@ def test_image_reference_equals_dense_full(mode):
 
 
 def test_gates_start_favouring_the_fine_branch():
-    bias = params_of()["params"]["encoder"]["block_0"]["attn"]["gate"]["bias"]
+    bias = params_of()["params"]["encoder"]["layers_0"]["attn"]["gate"]["bias"]
     np.testing.assert_array_equal(np.asarray(bias), np.broadcast_to([2.0, -2.0], bias.shape))
 
 
@@ -201,11 +253,18 @@ def test_scan_and_remat_match_the_layer_loop():
     base = apply_fn(CFG)(params, x)["tokens"]
     np.testing.assert_allclose(apply_fn(CFG.replace(remat=True))(params, x)["tokens"], base, atol=1e-6)
     enc = params["params"]["encoder"]
-    stacked = jax.tree.map(lambda *a: jnp.stack(a), *[enc[f"block_{i}"] for i in range(CFG.depth)])
-    scan_params = {"params": {**params["params"], "encoder": {"blocks": {"block": stacked}}}}
+    stacked = jax.tree.map(lambda *a: jnp.stack(a), *[enc[f"layers_{i}"] for i in range(CFG.depth)])
+    scan_params = {"params": {**params["params"], "encoder": {"layers": stacked}}}
     got = apply_fn(CFG.replace(scan_layers=True))(scan_params, x)
     np.testing.assert_allclose(got["tokens"], base, atol=1e-5)
     assert got["sel"].shape[0] == CFG.depth
+    np.testing.assert_array_equal(got["sel"], apply_fn(CFG)(params, x)["sel"])
+    both = CFG.replace(scan_layers=True, remat=True)
+    np.testing.assert_allclose(apply_fn(both)(scan_params, x)["tokens"], base, atol=1e-5)
+    # the scanned stack streams too (caches carry a leading layer axis in both layouts)
+    t = CFG.tubelet
+    streamed = encode_streaming(FuxViT(both), scan_params, [x[:, : 2 * t], x[:, 2 * t :]], max_frames=4)
+    np.testing.assert_allclose(streamed["tokens"], base, atol=1e-5)
 
 
 def test_param_paths_are_pinned():
@@ -220,7 +279,7 @@ def test_param_paths_are_pinned():
         "ln_mlp/bias", "ln_mlp/scale", "mlp/wi/bias", "mlp/wi/kernel", "mlp/wo/bias", "mlp/wo/kernel",
     ]  # fmt: skip
     want = ["embed/bias", "embed/kernel"]
-    want += [f"encoder/block_{i}/{p}" for i in range(2) for p in block] + ["ln_final/bias", "ln_final/scale"]
+    want += [f"encoder/layers_{i}/{p}" for i in range(2) for p in block] + ["ln_final/bias", "ln_final/scale"]
     assert paths == sorted(want)
 
 
@@ -235,7 +294,10 @@ def test_bad_inputs_raise_clear_errors():
         model.init(jax.random.key(0), jnp.zeros((1, 3, 16, 16, 3)))
     with pytest.raises(ConfigError, match="not divisible by patch=8"):
         model.init(jax.random.key(0), jnp.zeros((1, 2, 12, 16, 3)))
-    with pytest.raises(ConfigError, match="expected \\(batch, frames, height, width, channels\\)"):
+    # the model's own check, or the shape hint first when the jaxtyping hook is on
+    with pytest.raises(
+        (ConfigError, TypeError), match="expected \\(batch, frames, height, width, channels\\)|parameter 'pixels'"
+    ):
         model.init(jax.random.key(0), jnp.zeros((2, 16, 16, 3)))
     with pytest.raises(ConfigError, match="the model expects 3"):
         model.init(jax.random.key(0), jnp.zeros((1, 2, 16, 16, 1)))
