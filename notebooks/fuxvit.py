@@ -46,28 +46,13 @@ PRESET = os.environ.get("JAXPAPERS_NOTEBOOK_PRESET", "quick")  # tiny | quick | 
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 
 from jaxpapers.core import config, registry
-from jaxpapers.core.stats import fit_loglog
-from jaxpapers.fuxvit import experiments
+from jaxpapers.fuxvit import experiments, figures, studies
 
 cfg = config.load("fuxvit/fsa", f"preset={PRESET}")
-s = cfg.scaling
-table = experiments.scaling_table(cfg, backward=True)
-
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
-for kind, colour, name in (("fsa", "C0", "FSA"), ("dense", "C3", "dense frame-causal")):
-    for ax, key in ((ax1, f"{kind}_flops"), (ax2, f"{kind}_temp_bytes")):
-        fit = fit_loglog(table["frames"], table[key])
-        ax.loglog(table["frames"], table[key], "o-", color=colour, label=f"{name} (slope {fit.slope:.2f})")
-frames = table["frames"]
-for ax, key in ((ax1, "fsa_flops"), (ax2, "fsa_temp_bytes")):
-    ax.loglog(frames, table[key][0] * frames / frames[0], ":", color="gray", lw=1, label="slope 1")
-ax1.set(xlabel=f"frames T (P = {s.tokens_per_frame}, k = {s.k})", ylabel="FLOPs, fwd + bwd", title="compute")
-ax2.set(xlabel="frames T", ylabel="XLA temp bytes, fwd + bwd", title="memory")
-ax1.legend(fontsize=7)
-ax2.legend(fontsize=7)
+table = experiments.scaling.scaling_table(cfg, backward=True)
+figures.cost_and_memory(table, cfg.scaling.tokens_per_frame, cfg.scaling.k)
 plt.show()
 
 # %% [markdown]
@@ -76,43 +61,19 @@ plt.show()
 # One earlier frame carries a coloured marker tile; the last frame must report its colour. We train
 # the tiny FuxViT (gated FSA, k = 2) through the shared trainer and look at which history frames the
 # last frame selects in each layer and head. Routing recall is compared with a random router's
-# chance level 1 − (1 − k/(T−1))^H.
+# chance level 1 − (1 − k/(T−1))^H. Claim F7a judges the model with its coarse branch switched off
+# at evaluation, so that the answer has to come through the routed frames.
 
 # %%
-import jax.numpy as jnp
-
-from jaxpapers.fuxvit import routing, train
-
 ncfg = config.load("fuxvit/needle", f"preset={PRESET}")
-train_set = train.task_data(ncfg, ncfg.data.num_train, ncfg.seed)
-eval_set = train.task_data(ncfg, ncfg.data.num_eval, ncfg.seed + 1)
-result = train.train(ncfg, None, progress=False, data=train_set, evaluate=False)
-ev = train.evaluate_classifier(train.classifier(ncfg), result.state.params, eval_set)
-sel = jnp.asarray(ev["sel"])  # [L, B, N, T, K]
-needle = jnp.asarray(eval_set["needle_frame"])
-T = ncfg.data.frames
-chance = routing.recall_chance(ncfg.model.k_frames, T - 1, ncfg.model.num_heads)
-recall = [float(routing.routing_recall(layer, needle)) for layer in sel]
-print(f"accuracy {ev['accuracy']:.3f}; routing recall per layer {np.round(recall, 3)} (chance {chance:.3f})")
+fsa = studies.trained(ncfg, ncfg.model.attn_impl)
+needle = studies.task(ncfg)["eval_set"]["needle_frame"]
+rec = experiments.needle.recall(fsa["sel"], needle, ncfg.model.k_frames, ncfg.model.num_heads)
+recall = ", ".join(f"{r:.3f}" for r in rec["recall_per_layer"])
+print(f"accuracy {fsa['accuracy']:.3f}; routing recall per layer {recall} (chance {rec['chance_recall']:.3f})")
 
 # %%
-layers, _, heads = sel.shape[:3]
-member = np.asarray(routing.selection_membership(sel[:, :, :, -1:, :], T))[:, :, :, 0]  # [L, B, N, T]
-offset = np.arange(T)[None, :] - np.asarray(needle)[:, None]  # key frame relative to the needle frame
-fig, axes = plt.subplots(1, layers, figsize=(4.2 * layers, 3.2), constrained_layout=True, squeeze=False)
-for layer in range(layers):
-    rates = np.zeros((heads, 2 * T - 1))
-    for d in range(-(T - 1), T):
-        hit = offset == d
-        if hit.any():
-            rates[:, d + T - 1] = [member[layer][:, h][hit].mean() for h in range(heads)]
-    ax = axes[0, layer]
-    im = ax.imshow(
-        rates, aspect="auto", cmap="viridis", vmin=0, vmax=1, extent=(-(T - 1) - 0.5, T - 0.5, heads - 0.5, -0.5)
-    )
-    ax.axvline(0, color="w", lw=0.8)
-    ax.set(title=f"layer {layer}: last frame selects", xlabel="key frame − needle frame", ylabel="head")
-fig.colorbar(im, ax=axes[0, -1], label="selection rate")
+figures.routing_map(fsa["sel"], needle, ncfg.data.frames)
 plt.show()
 
 # %% [markdown]

@@ -18,9 +18,11 @@ What is reproduced, by construction or from XLA's compiled cost/memory analysis:
     jaxpapers verify fuxvit/F1 fuxvit/F2 fuxvit/F3 fuxvit/F4 fuxvit/F6 fuxvit/F11   # quick: ~40 s on 2 CPU cores
     jaxpapers verify fuxvit --preset full                                             # larger shapes (accelerator)
 
-Expected (quick): F1 forward error ~1e-7 (≤ 1e-5), gradients ~1e-7 relative (≤ 1e-4); F2 ≤ 1e-5;
-F3 (a) exactly 0, (b) ~1e-6; F4 0 and > 0; F6 FSA slope ≈ 1.05 (routing's 4·T²·D term adds a little
-at T = 128), dense ≈ 2.0; F11 FSA ≈ 1.0, dense ≈ 2.0.
+Expected (quick): F1 forward error ~1e-7, gradients ~1e-7 relative; F2 0 (bit-identical); F3 (a)
+exactly 0, (b) ~1e-6; F4 0 and > 0; F6 FSA slope ≈ 1.05 (routing's 4·T²·D term adds a little at
+T = 128), dense ≈ 2.0; F11 FSA ≈ 1.0, dense ≈ 2.0. Groups: ``exactness``/``inert``
+(``config.AttentionShapes``), ``image`` (``ImageCheck``), ``streaming`` (``StreamingCheck``),
+``scaling`` (``ScalingSweep``); ``model`` is a ``FuxViTConfig``.
 """
 
 import dataclasses

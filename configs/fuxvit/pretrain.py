@@ -36,6 +36,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.preset, cfg.variant = a.preset, a.variant
     cfg.seed = 0
     cfg.task = "pretrain"
+    cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"  # launch/rules/fuxvit.py: dp | fsdp | fsdp_tp | fsdp_tp_cp
     cfg.mesh = ml_collections.ConfigDict({"data": -1, "fsdp": 1, "tensor": 1, "sequence": 1})
 
@@ -63,8 +64,10 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             images=("digits", "bundled"),
         )
     )
-    cfg.train = ml_collections.ConfigDict(dict(steps=60, batch_size=2, log_every=10, eval_every=0, ckpt_every=60))
-    cfg.optim = ml_collections.ConfigDict(dict(lr=1e-3, b1=0.9, b2=0.95, weight_decay=0.05, warmup_frac=0.05, clip=1.0))
+    cfg.train = ml_collections.ConfigDict(dict(steps=60, batch_size=2, log_every=10, eval_every=None, ckpt_every=60))
+    cfg.optim = ml_collections.ConfigDict(
+        dict(lr=1e-3, schedule="warmup_cosine", warmup_frac=0.05, b1=0.9, b2=0.95, weight_decay=0.05, clip=1.0)
+    )
 
     if a.preset == "tiny":
         cfg.mae.update(decoder_depth=1)

@@ -8,8 +8,12 @@ Public API::
 ``fsa_attention`` (routing + fine branch, plain mode), ``select_frames`` / ``routing_logits`` /
 ``inverse_selection`` (routing), ``fsa_fine_reference`` / ``dense_block_causal`` (the reference and
 its oracle), ``encode_streaming`` (per-layer frame cache), ``patchify`` / ``unpatchify`` / ``rope3d``.
+
+Submodules: ``experiments`` (one module per claim group), ``figures`` (what the notebook shows),
+``studies`` (trained models shared by claims), ``train`` (the ``jaxpapers train`` entry point).
 """
 
+from jaxpapers.fuxvit import experiments, figures, studies, train
 from jaxpapers.fuxvit.attention import coarse_branch, fsa_attention
 from jaxpapers.fuxvit.config import FuxViTConfig, MAEConfig
 from jaxpapers.fuxvit.kernels.fsa.reference import dense_block_causal, fsa_fine_reference
@@ -28,6 +32,8 @@ __all__ = [
     "coarse_branch",
     "dense_block_causal",
     "encode_streaming",
+    "experiments",
+    "figures",
     "frame_summaries",
     "fsa_attention",
     "fsa_fine_reference",
@@ -36,6 +42,8 @@ __all__ = [
     "rope3d",
     "routing_logits",
     "select_frames",
+    "studies",
+    "train",
     "tube_mask",
     "unpatchify",
 ]

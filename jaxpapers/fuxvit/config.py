@@ -1,9 +1,11 @@
-"""FuxViT model hyperparameters: :class:`FuxViTConfig`, :class:`MAEConfig` and the named sizes.
+"""FuxViT's typed configs: the model (:class:`FuxViTConfig`, :class:`MAEConfig`, named sizes) and the
+experiment groups of ``configs/fuxvit/*.py`` (:class:`ClassifyData`, the F1-F6/F11 shape groups).
 
 Named sizes are constructors here (``FuxViTConfig.tiny()``, ``.b16()``, ``.l14()``, ``.so400m()``);
-run presets (tiny/quick/full and data geometry) live in ``configs/fuxvit/``. Models never see a
-ConfigDict: entry points build these frozen dataclasses with ``core.config.to_dataclass``, and
-every field is validated here with one clear error naming the field.
+run presets (tiny/quick/full and data geometry) live in ``configs/fuxvit/``. Models and experiments
+never read a ConfigDict field by field: they build these frozen dataclasses with
+``core.config.to_dataclass`` (:func:`encoder_config` for ``cfg.model``), and every field is validated
+here with one clear error naming the field. This module imports no JAX.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import jax.numpy as jnp
+import ml_collections
+import ml_dtypes
+import numpy as np
 
 from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.errors import ConfigError
 
 FSA_MODES: tuple[str, ...] = ("plain", "gated")
@@ -21,6 +26,11 @@ ATTN_IMPLS: tuple[str, ...] = ("reference", "pallas", "dense_causal", "dense_ful
 ROUTED_IMPLS: tuple[str, ...] = ("reference", "pallas")  # impls with routing (and, gated, a coarse branch)
 ROUTER_POOLS: tuple[str, ...] = ("mean", "mean+max")
 DTYPES: tuple[str, ...] = ("float32", "bfloat16")
+
+
+def _dtype(name: str) -> np.dtype:
+    """``float32`` / ``bfloat16`` as a NumPy dtype (the same object ``jnp.dtype`` returns)."""
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def rope_split(head_dim: int) -> tuple[int, int, int]:
@@ -107,12 +117,12 @@ class FuxViTConfig:
         return self.attn_impl in ROUTED_IMPLS
 
     @property
-    def jnp_dtype(self) -> Any:
-        return jnp.dtype(self.dtype)
+    def jnp_dtype(self) -> np.dtype:
+        return _dtype(self.dtype)
 
     @property
-    def jnp_param_dtype(self) -> Any:
-        return jnp.dtype(self.param_dtype)
+    def jnp_param_dtype(self) -> np.dtype:
+        return _dtype(self.param_dtype)
 
     def replace(self, **changes: Any) -> FuxViTConfig:
         return dataclasses.replace(self, **changes)
@@ -181,3 +191,136 @@ class MAEConfig:
 def visible_count(tokens_per_frame: int, mask_ratio: float) -> int:
     """P_vis = P − round(ρ·P), at least 1: the static number of visible tokens per frame."""
     return max(1, tokens_per_frame - int(round(mask_ratio * tokens_per_frame)))
+
+
+def encoder_config(cfg: ml_collections.ConfigDict) -> FuxViTConfig:
+    """The encoder config of an experiment or training config (``cfg.model``, every field validated)."""
+    return to_dataclass(FuxViTConfig, cfg.model)
+
+
+# --------------------------------------------------------------------------------------------------
+# Experiment groups (configs/fuxvit/*.py)
+# --------------------------------------------------------------------------------------------------
+
+CLASSIFY_TASKS: tuple[str, ...] = ("needle_frames", "moving_shapes")
+POOLS: tuple[str, ...] = ("all", "last_frame")
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassifyData:
+    """The ``data`` group of the classification tasks (F7 needle, F8 motion).
+
+    Attributes:
+      task: ``needle_frames`` or ``moving_shapes``.
+      frames, tubelet, size, patch: tubelet frames T, raw frames per tubelet, pixels, patch size.
+      style: the needle marker (``tile`` or ``glyph``; needle task only).
+      num_classes, pool: classes and the token pooling of the classifier head (``all`` | ``last_frame``).
+      num_train, num_eval: training clips and held-out clips (the held-out seed is ``seed + 1``).
+      min_speed, radius: moving shapes: px per frame and the (min, max) shape radius.
+      position_channels: moving shapes: add x and y ramps drawn only inside the shape (5 channels).
+    """
+
+    task: str = "moving_shapes"
+    frames: int = 8
+    tubelet: int = 1
+    size: int = 32
+    patch: int = 8
+    style: str = "tile"
+    num_classes: int = 4
+    pool: str = "all"
+    num_train: int = 2048
+    num_eval: int = 256
+    min_speed: float = 3.0
+    radius: tuple[int, int] = (3, 5)
+    position_channels: bool = False
+
+    def __post_init__(self):
+        check_choice("data.task", self.task, CLASSIFY_TASKS)
+        check_choice("data.pool", self.pool, POOLS)
+        check_choice("data.style", self.style, ("tile", "glyph"))
+        for name in ("frames", "tubelet", "size", "patch", "num_train", "num_eval"):
+            check_range(f"data.{name}", getattr(self, name), 1)
+        check_range("data.num_classes", self.num_classes, 2)
+        if len(self.radius) != 2 or not 1 <= self.radius[0] <= self.radius[1]:
+            raise ConfigError(f"data.radius={tuple(self.radius)} must be (lo, hi) with 1 ≤ lo ≤ hi")
+        if self.position_channels and self.task != "moving_shapes":
+            raise ConfigError("data.position_channels applies to task='moving_shapes' only")
+
+    @property
+    def channels(self) -> int:
+        return 5 if self.position_channels else 3
+
+
+def classify_data(**fields: Any) -> dict[str, Any]:
+    """The ``data`` group of a classification config as a plain dict (validated), for
+    ``ml_collections.ConfigDict(classify_data(task=..., ...))`` in ``configs/fuxvit/*.py``."""
+    return dataclasses.asdict(ClassifyData(**fields))
+
+
+@dataclasses.dataclass(frozen=True)
+class AttentionShapes:
+    """Random q, k, v [batch, frames·tokens_per_frame, heads, head_dim] (F1 ``exactness``, F4 ``inert``).
+
+    ``chunk``: query frames per ``lax.map`` step of the reference (F1); ``k``: routed frames (F4).
+    """
+
+    batch: int = 1
+    heads: int = 2
+    frames: int = 8
+    tokens_per_frame: int = 16
+    head_dim: int = 16
+    chunk: int | None = None
+    k: int = 2
+
+    def __post_init__(self):
+        for name in ("batch", "heads", "frames", "tokens_per_frame", "head_dim"):
+            check_range(f"{name}", getattr(self, name), 1)
+        check_range("k", self.k, 0)
+        if self.chunk is not None:
+            check_range("chunk", self.chunk, 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageCheck:
+    """F2 ``image``: ``num_images`` bundled images of ``size`` pixels (T = 1)."""
+
+    num_images: int = 3
+    size: int = 32
+
+    def __post_init__(self):
+        check_range("image.num_images", self.num_images, 1)
+        check_range("image.size", self.size, 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamingCheck:
+    """F3 ``streaming``: clips of ``frames`` tubelet frames of ``size`` px, streamed ``chunk`` frames at a time."""
+
+    batch: int = 1
+    frames: int = 8
+    size: int = 32
+    chunk: int = 2
+
+    def __post_init__(self):
+        check_range("streaming.frames", self.frames, 2)
+        for name in ("batch", "size", "chunk"):
+            check_range(f"streaming.{name}", getattr(self, name), 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalingSweep:
+    """F6/F11 ``scaling``: one attention layer compiled for every T in ``frames`` at fixed P and k."""
+
+    frames: tuple[int, ...] = (8, 16, 32, 64, 128)
+    tokens_per_frame: int = 16
+    k: int = 2
+    batch: int = 1
+    heads: int = 2
+    head_dim: int = 32
+
+    def __post_init__(self):
+        if len(self.frames) < 2 or any(t < 1 for t in self.frames):
+            raise ConfigError(f"scaling.frames={tuple(self.frames)} needs at least two positive frame counts")
+        for name in ("tokens_per_frame", "batch", "heads", "head_dim"):
+            check_range(f"scaling.{name}", getattr(self, name), 1)
+        check_range("scaling.k", self.k, 0)

@@ -5,7 +5,8 @@ per shape slot; no Python loop per pixel or per clip). Clips are uint8 [n, frame
 models take float pixels in [0, 1] (``to_float``).
 
 * ``moving_shapes``: circles, squares and triangles in 6 colours on textured static backgrounds,
-  moving with constant velocity in one of 4 directions. The start is uniform over the positions that
+  moving with constant velocity in one of 4 directions (optionally position-coded: x, y ramps drawn
+  inside the shape as channels 4-5). The start is uniform over the positions that
   keep the whole path inside the frame, so the *set* of frames carries no direction, only their order.
 * ``needle_frames``: low-contrast distractor frames; one earlier frame holds a high-contrast marker
   (8 classes) on a patch-aligned tile; the last frame holds a query glyph. Label = marker class.
@@ -85,12 +86,16 @@ def moving_shapes(
     min_speed: float = 3.0,
     radius: tuple[int, int] = (3, 5),
     texture: float = 0.15,
+    position_channels: bool = False,
     seed: int = 0,
 ) -> dict[str, np.ndarray]:
     """Clips of shapes moving with constant velocity in one of 4 directions.
 
-    Returns ``video`` uint8 [n, frames, size, size, 3], ``direction`` (0 right, 1 left, 2 down, 3 up),
-    ``count`` (shapes in the clip) and ``colour`` (of the first shape), int32 [n]. Every shape of a clip
+    With ``position_channels`` the clips have 5 channels: RGB, then x/(size−1) and y/(size−1) of each
+    pixel drawn only inside the shape (0 outside), so a token states where the shape is; the set of
+    frames still carries no direction. Returns ``video`` uint8 [n, frames, size, size, 3 or 5],
+    ``direction`` (0 right, 1 left, 2 down, 3 up), ``count`` (shapes in the clip) and ``colour`` (of
+    the first shape), int32 [n]. Every shape of a clip
     moves in the clip's direction at ≥ ``min_speed`` px/frame (3 px at 32 px keeps motion visible at
     patch 8); its start is uniform over the range that keeps the whole path inside the frame.
     """
@@ -125,12 +130,24 @@ def moving_shapes(
     centre = start[:, :, None, :] + velocity[:, :, None, :] * t[None, None, :, None]  # [n, s, F, 2]
     video = np.broadcast_to(_texture(rng, n, size, texture)[:, None], (n, frames, size, size, 3)).copy()
     yy, xx = np.meshgrid(np.arange(size, dtype=np.float32), np.arange(size, dtype=np.float32), indexing="ij")
+    if position_channels:
+        ramps = np.stack([xx, yy], axis=-1) / max(size - 1, 1)  # [size, size, 2]
+        video = np.concatenate([video, np.zeros((*video.shape[:-1], 2), np.float32)], axis=-1)
+        colours = np.concatenate(
+            [
+                np.broadcast_to(COLOURS[:, None, None, :], (len(COLOURS), size, size, 3)),
+                np.broadcast_to(ramps, (len(COLOURS), size, size, 2)),
+            ],
+            axis=-1,
+        )  # [6, S, S, 5]
+    else:
+        colours = np.broadcast_to(COLOURS[:, None, None, :], (len(COLOURS), 1, 1, 3))
     for i in range(s):  # shape slots: a handful, each vectorised over clips × frames × pixels
         dx = xx[None, None] - centre[:, i, :, 0, None, None]
         dy = yy[None, None] - centre[:, i, :, 1, None, None]
         inside = _shape_mask(kind[:, i, None, None, None], dx, dy, r[:, i, None, None, None])
         inside &= (i < count)[:, None, None, None]
-        video = np.where(inside[..., None], COLOURS[colour[:, i]][:, None, None, None, :], video)
+        video = np.where(inside[..., None], colours[colour[:, i]][:, None], video)
     return {
         "video": _to_uint8(video),
         "direction": direction.astype(np.int32),

@@ -100,11 +100,6 @@ def segment_first_frame(
     return jnp.min(jnp.where(same, jnp.arange(s)[None, None, :], s), axis=-1)
 
 
-def num_slots(k_frames: int, num_keys: int, force_first: bool = False, force_prev: bool = False) -> int:
-    """S_max = 1 + |Forced| + min(k, S − 1): at most S − 1 history frames exist."""
-    return 1 + int(force_first) + int(force_prev) + min(k_frames, max(num_keys - 1, 0))
-
-
 def select_from_logits(
     logits: Float[Array, "B N T S"],
     k_frames: int,

@@ -1,63 +1,50 @@
-"""Training FuxViT through the shared trainer: joint MAE pretraining and the synthetic classification tasks.
+"""Training FuxViT through the shared recipe: joint MAE pretraining and the synthetic classification tasks.
 
-``train(cfg, workdir, *, mesh)`` is the entry point of ``jaxpapers train`` for every
-``configs/fuxvit/*.py`` that trains (``cfg.task`` = ``pretrain`` or ``classify``). Losses are pure
+``train(cfg, workdir, *, mesh, rules)`` is the entry point of ``jaxpapers train`` for every
+``configs/fuxvit/*.py`` that trains (``cfg.task`` = ``pretrain`` or ``classify``); ``launch`` passes
+the mesh and the rules of ``cfg.rules_family`` / ``cfg.strategy``. Losses are pure
 ``loss_fn(params, batch, key, *, train)`` functions; batches are numpy dicts from grain with uint8
-pixels (converted to [0, 1] floats on device).
+pixels (converted to [0, 1] floats on device). The optimizer is ``core.train.make_optimizer`` on the
+``optim`` group, the loop ``core.train.train_model`` on the ``train`` group.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import functools
+from collections.abc import Mapping
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
+from jaxtyping import ArrayLike
 
 from jaxpapers.core import config as config_lib
 from jaxpapers.core.checks import check_choice
 from jaxpapers.core.data import ArraySource, train_batches
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.core.train import FitResult, fit, init_state, make_train_step
+from jaxpapers.core.sharding import Rules
+from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, make_optimizer, train_model
 from jaxpapers.fuxvit import data as data_lib
 from jaxpapers.fuxvit import routing
-from jaxpapers.fuxvit.config import FuxViTConfig, MAEConfig, visible_count
+from jaxpapers.fuxvit.config import ClassifyData, MAEConfig, encoder_config, visible_count
 from jaxpapers.fuxvit.losses import classification_loss, mae_loss
 from jaxpapers.fuxvit.mae import FuxViTMAE, tube_mask
 from jaxpapers.fuxvit.model import FuxViTClassifier
-from jaxpapers.launch import rules as rules_lib
 
 TASKS = ("pretrain", "classify")
 
 
-def model_config(cfg: ml_collections.ConfigDict) -> FuxViTConfig:
-    """The encoder config from ``cfg.model`` (every FuxViTConfig field, validated)."""
-    return config_lib.to_dataclass(FuxViTConfig, cfg.model)
-
-
-def _fields(c: Any) -> dict[str, Any]:
-    return dataclasses.asdict(c)
-
-
-def make_optimizer(optim: ml_collections.ConfigDict, steps: int) -> optax.GradientTransformation:
-    """AdamW (β = 0.9, 0.95 by default) with linear warm-up over ``warmup_frac`` of the steps, cosine decay
-    and global-norm clipping (spec "Optimiser")."""
-    warmup = max(1, int(optim.warmup_frac * steps))
-    # The warm-up starts at lr/warmup (not 0), so that every step, the first included, moves the params.
-    schedule = optax.warmup_cosine_decay_schedule(optim.lr / warmup, optim.lr, warmup, max(steps, warmup + 1))
-    return optax.chain(
-        optax.clip_by_global_norm(optim.clip),
-        optax.adamw(schedule, b1=optim.b1, b2=optim.b2, weight_decay=optim.weight_decay),
-    )
-
-
-def pixels_of(batch: dict[str, Any]) -> jax.Array:
+def pixels_of(batch: Mapping[str, Any]) -> jax.Array:
     """uint8 pixels → float32 in [0, 1] (float inputs pass through)."""
     x = jnp.asarray(batch["pixels"])
     return x.astype(jnp.float32) / 255.0 if x.dtype == jnp.uint8 else x.astype(jnp.float32)
+
+
+def optimizer(cfg: ml_collections.ConfigDict):
+    """``core.train.make_optimizer`` for the ``optim`` group over ``cfg.train.steps`` steps."""
+    return make_optimizer(config_lib.to_dataclass(OptimConfig, cfg.optim), cfg.train.steps)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -65,11 +52,11 @@ def pixels_of(batch: dict[str, Any]) -> jax.Array:
 # --------------------------------------------------------------------------------------------------
 
 
-def mae_loss_fn(model: FuxViTMAE):
+def make_mae_loss_fn(model: FuxViTMAE):
     """Masked-tubelet MSE with a fresh per-row tube mask from the step key."""
     enc = model.encoder
 
-    def compute(params: Any, batch: dict[str, Any], key: jax.Array, *, train: bool):
+    def compute(params: Any, batch: Mapping[str, Any], key: jax.Array, *, train: bool):
         del train  # no dropout
         pixels = pixels_of(batch)
         b, f, h, w, _ = pixels.shape
@@ -88,9 +75,9 @@ def mae_loss_fn(model: FuxViTMAE):
     return compute
 
 
-def pretraining_data(cfg: ml_collections.ConfigDict, enc: FuxViTConfig) -> dict[str, np.ndarray]:
+def pretraining_data(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
     """Packed image/video rows (``cfg.data``) as numpy arrays."""
-    d = cfg.data
+    d, enc = cfg.data, encoder_config(cfg)
     p = (d.size // enc.patch) ** 2
     frames_per_row = max(1, d.token_budget // p)
     return data_lib.pretraining_rows(
@@ -111,8 +98,10 @@ def pretraining_data(cfg: ml_collections.ConfigDict, enc: FuxViTConfig) -> dict[
 # --------------------------------------------------------------------------------------------------
 
 
-def classify_loss_fn(model: FuxViTClassifier):
-    def compute(params: Any, batch: dict[str, Any], key: jax.Array, *, train: bool):
+def make_classify_loss_fn(model: FuxViTClassifier):
+    """Cross-entropy of the classifier's logits, with the batch accuracy as aux."""
+
+    def compute(params: Any, batch: Mapping[str, Any], key: jax.Array, *, train: bool):
         del key, train
         logits, _ = model.apply({"params": params}, pixels_of(batch))
         loss, acc = classification_loss(logits, batch["label"])
@@ -123,22 +112,34 @@ def classify_loss_fn(model: FuxViTClassifier):
 
 def task_data(cfg: ml_collections.ConfigDict, n: int, seed: int) -> dict[str, np.ndarray]:
     """``n`` examples of ``cfg.data.task`` as ``{"pixels", "label", ...}`` numpy arrays."""
-    d = cfg.data
+    d = config_lib.to_dataclass(ClassifyData, cfg.data)
     if d.task == "needle_frames":
         raw = data_lib.needle_frames(
-            n, frames=d.frames, tubelet=d.tubelet, size=d.size, patch=d.patch, style=d.style, seed=seed
+            n,
+            frames=d.frames,
+            tubelet=d.tubelet,
+            size=d.size,
+            patch=d.patch,
+            num_classes=d.num_classes,
+            style=d.style,
+            seed=seed,
         )
         return {"pixels": raw["video"], "label": raw["label"], "needle_frame": raw["needle_frame"]}
-    if d.task == "moving_shapes":
-        raw = data_lib.moving_shapes(
-            n, frames=d.frames, size=d.size, min_speed=d.min_speed, radius=tuple(d.radius), seed=seed
-        )
-        return {"pixels": raw["video"], "label": raw["direction"]}
-    raise ConfigError(f"data.task={d.task!r} is not allowed; choose 'needle_frames' or 'moving_shapes'")
+    raw = data_lib.moving_shapes(
+        n,
+        frames=d.frames,
+        size=d.size,
+        min_speed=d.min_speed,
+        radius=d.radius,
+        position_channels=d.position_channels,
+        seed=seed,
+    )
+    return {"pixels": raw["video"], "label": raw["direction"]}
 
 
 def classifier(cfg: ml_collections.ConfigDict) -> FuxViTClassifier:
-    return FuxViTClassifier(model_config(cfg), num_classes=cfg.data.num_classes, pool=cfg.data.pool)
+    """The classifier of a task config (encoder ``cfg.model``, head and pooling from ``cfg.data``)."""
+    return FuxViTClassifier(encoder_config(cfg), num_classes=cfg.data.num_classes, pool=cfg.data.pool)
 
 
 def param_key(key: jax.Array) -> jax.Array:
@@ -152,14 +153,14 @@ def param_key(key: jax.Array) -> jax.Array:
     return jax.random.wrap_key_data(jnp.tile(jax.random.key_data(key), 2), impl="rbg")
 
 
-def init_fn(cfg: ml_collections.ConfigDict, arrays: dict[str, np.ndarray]):
+def init_fn(cfg: ml_collections.ConfigDict, arrays: Mapping[str, np.ndarray]):
     """``init(key) -> params`` (logically annotated) of the model of ``cfg`` for inputs like ``arrays``;
     the key is turned into an ``rbg`` key (:func:`param_key`)."""
-    enc = model_config(cfg)
     if cfg.task == "classify":
         model = classifier(cfg)
         x = pixels_of({"pixels": arrays["pixels"][:1]})
         return lambda key: model.init(param_key(key), x)["params"]
+    enc = encoder_config(cfg)
     model = FuxViTMAE(enc, config_lib.to_dataclass(MAEConfig, cfg.mae))
     ex = {k: jnp.asarray(v[:1]) for k, v in arrays.items() if k in ("pixels", "frame_valid", "frame_seg")}
     p = (arrays["pixels"].shape[2] // enc.patch) * (arrays["pixels"].shape[3] // enc.patch)
@@ -167,7 +168,7 @@ def init_fn(cfg: ml_collections.ConfigDict, arrays: dict[str, np.ndarray]):
     return lambda key: model.init(param_key(key), pixels_of(ex), vis, ex["frame_valid"], ex["frame_seg"])["params"]
 
 
-def init_params(cfg: ml_collections.ConfigDict, arrays: dict[str, np.ndarray]) -> Any:
+def init_params(cfg: ml_collections.ConfigDict, arrays: Mapping[str, np.ndarray]) -> Any:
     """Initial params (unsharded) of the model of ``cfg``, with the key ``train`` would use.
 
     For ``classify`` every attention impl has the same param tree, so claims train several impls from
@@ -177,24 +178,74 @@ def init_params(cfg: ml_collections.ConfigDict, arrays: dict[str, np.ndarray]) -
     return jax.jit(init_fn(cfg, arrays))(param_rng)
 
 
+@functools.cache
+def _jitted_apply(model: FuxViTClassifier):
+    """One compiled forward per classifier (F7a evaluates the same model twice: coarse branch on, off)."""
+    return jax.jit(lambda p, x: model.apply({"params": p}, x.astype(jnp.float32) / 255.0))
+
+
 def evaluate_classifier(
-    model: FuxViTClassifier, params: Any, data: dict[str, np.ndarray], batch_size: int = 256
+    model: FuxViTClassifier, params: Any, data: Mapping[str, ArrayLike], batch_size: int = 256
 ) -> dict[str, Any]:
     """Accuracy on ``data`` and, for routed models, every layer's selections ``sel`` [L, B, N, T, K]."""
-    apply = jax.jit(lambda p, x: model.apply({"params": p}, x.astype(jnp.float32) / 255.0))
+    apply = _jitted_apply(model)
     logits, sels = [], []
     for i in range(0, len(data["label"]), batch_size):  # bounded-memory eval over fixed-size chunks
         lg, sel = apply(params, jnp.asarray(data["pixels"][i : i + batch_size]))
         logits.append(np.asarray(lg))
         sels.append(None if sel is None else np.asarray(sel))
     logits = np.concatenate(logits)
-    acc = float(np.mean(np.argmax(logits, -1) == data["label"]))
+    acc = float(np.mean(np.argmax(logits, -1) == np.asarray(data["label"])))
     return {"accuracy": acc, "sel": None if sels[0] is None else np.concatenate(sels, axis=1)}
 
 
 # --------------------------------------------------------------------------------------------------
-# Entry point
+# Entry points
 # --------------------------------------------------------------------------------------------------
+
+
+def fit_model(
+    cfg: ml_collections.ConfigDict,
+    arrays: Mapping[str, np.ndarray],
+    *,
+    params: Any = None,
+    eval_data: Mapping[str, np.ndarray] | None = None,
+    workdir: str | None = None,
+    mesh: jax.sharding.Mesh | None = None,
+    rules: Rules | None = None,
+    progress: bool = True,
+) -> FitResult:
+    """Trains the model of ``cfg`` on ``arrays`` with ``core.train.train_model``.
+
+    ``params`` replaces the initial params (claims train several attention impls from one
+    initialisation); ``eval_data`` (classification) is evaluated every ``train.eval_every`` steps as
+    ``eval/loss`` and ``eval/accuracy``. The key is ``cfg.seed``'s, split as ``init_state`` does.
+    """
+    check_choice("task", cfg.task, TASKS)
+    if cfg.task == "pretrain":
+        loss_fn = make_mae_loss_fn(FuxViTMAE(encoder_config(cfg), config_lib.to_dataclass(MAEConfig, cfg.mae)))
+        batch_keys: tuple[str, ...] = ("pixels", "frame_valid", "frame_seg")
+    else:
+        loss_fn = make_classify_loss_fn(classifier(cfg))
+        batch_keys = ("pixels", "label")
+    eval_batch = None if eval_data is None else {k: eval_data[k] for k in ("pixels", "label")}
+    init = init_fn(cfg, arrays) if params is None else (lambda key: params)
+    loop = config_lib.to_dataclass(LoopConfig, cfg.train)
+    return train_model(
+        init,
+        loss_fn,
+        optimizer(cfg),
+        train_batches(ArraySource({k: arrays[k] for k in batch_keys}), loop.batch_size, seed=cfg.seed),
+        loop=loop,
+        key=jax.random.key(cfg.seed),
+        workdir=workdir,
+        mesh=mesh,
+        rules=rules,
+        eval_batch=eval_batch,
+        model_config={"model": cfg.model.to_dict(), "task": cfg.task},
+        progress=progress,
+        description=f"fuxvit {cfg.task}",
+    )
 
 
 def train(
@@ -202,65 +253,19 @@ def train(
     workdir: str | None,
     *,
     mesh: jax.sharding.Mesh | None = None,
+    rules: Rules | None = None,
     progress: bool = True,
-    data: dict[str, np.ndarray] | None = None,
-    eval_data: dict[str, np.ndarray] | None = None,
-    params: Any = None,
-    evaluate: bool = True,
 ) -> FitResult:
-    """Trains the model of ``cfg`` (``cfg.task``: ``pretrain`` or ``classify``) with ``core.train.fit``.
+    """Trains the model of ``cfg`` (``cfg.task``: ``pretrain`` or ``classify``) on its generated data.
 
-    ``data``/``eval_data`` override the generated arrays and ``params`` the initial params (claims train
-    several models on one data set from one initialisation); ``evaluate=False`` skips the held-out
-    evaluation inside ``fit``. Resumes from ``workdir`` when it holds a checkpoint of the same model.
+    Classification evaluates the held-out set (seed ``cfg.seed + 1``) every ``train.eval_every``
+    steps. Resumes from ``workdir`` when it holds a checkpoint of the same model.
     """
     if "task" not in cfg:
         raise ConfigError("this fuxvit config configures claims only (it has no 'task'); use `jaxpapers verify`")
     check_choice("task", cfg.task, TASKS)
-    enc = model_config(cfg)
-    rules = rules_lib.get("fuxvit", cfg.strategy)
-    t = cfg.train
-    tx = make_optimizer(cfg.optim, t.steps)
     if cfg.task == "pretrain":
-        model = FuxViTMAE(enc, config_lib.to_dataclass(MAEConfig, cfg.mae))
-        arrays = data if data is not None else pretraining_data(cfg, enc)
-        loss_fn = mae_loss_fn(model)
-        eval_fn = None
-        batch_keys = ("pixels", "frame_valid", "frame_seg")
-    else:
-        model = classifier(cfg)
-        arrays = data if data is not None else task_data(cfg, cfg.data.num_train, cfg.seed)
-        loss_fn = classify_loss_fn(model)
-        eval_fn = None
-        if evaluate and t.eval_every:
-            held_out = eval_data if eval_data is not None else task_data(cfg, cfg.data.num_eval, cfg.seed + 1)
-            eval_batch = {"pixels": jnp.asarray(held_out["pixels"]), "label": jnp.asarray(held_out["label"])}
-            # The batch is an argument, not a closure: XLA would constant-fold a captured array.
-            eval_step = jax.jit(lambda prm, batch: loss_fn(prm, batch, jax.random.key(0), train=False))
-
-            def eval_fn(state) -> dict[str, Any]:
-                loss, aux = eval_step(state.params, eval_batch)
-                return {"loss": loss, **aux}
-
-        batch_keys = ("pixels", "label")
-
-    init = init_fn(cfg, arrays) if params is None else (lambda key: params)
-    batches = train_batches(ArraySource({k: arrays[k] for k in batch_keys}), t.batch_size, seed=cfg.seed)
-    state, shardings = init_state(init, tx, jax.random.key(cfg.seed), mesh=mesh, rules=rules)
-    return fit(
-        state,
-        make_train_step(loss_fn, tx),
-        batches,
-        num_steps=t.steps,
-        workdir=workdir,
-        mesh=mesh,
-        rules=rules,
-        shardings=shardings,
-        log_every=t.log_every,
-        ckpt_every=t.ckpt_every,
-        eval_fn=eval_fn,
-        eval_every=t.eval_every or None,
-        model_config={"model": _fields(enc), "task": cfg.task},
-        progress=progress,
-        description=f"fuxvit {cfg.task}",
-    )
+        return fit_model(cfg, pretraining_data(cfg), workdir=workdir, mesh=mesh, rules=rules, progress=progress)
+    held_out = task_data(cfg, cfg.data.num_eval, cfg.seed + 1) if cfg.train.eval_every else None
+    arrays = task_data(cfg, cfg.data.num_train, cfg.seed)
+    return fit_model(cfg, arrays, eval_data=held_out, workdir=workdir, mesh=mesh, rules=rules, progress=progress)

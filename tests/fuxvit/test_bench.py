@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jaxpapers.fuxvit.experiments import fsa_layer
+from jaxpapers.fuxvit.experiments.scaling import fsa_layer
 from jaxpapers.fuxvit.kernels.fsa import bench
 from jaxpapers.fuxvit.kernels.fsa.reference import dense_block_causal, fsa_fine_reference
 

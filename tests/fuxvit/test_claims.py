@@ -15,9 +15,10 @@ SPEC_IDS = [
     "F7c-needle-static-fails",
     "F8a-motion-needs-fusion",
     "F8b-motion-static-fails",
+    "F8c-motion-from-rgb",
     "F9-sharded-equals-single",
     "F11-linear-memory",
-]  # F5 (kernel parity) and F10 (GPU speed) belong to the kernel issue; F7 and F8 are split in three and two
+]  # F5 (kernel parity) and F10 (GPU speed) belong to the kernel issue; F7 and F8 are split in three
 
 
 def test_claim_ids_follow_the_spec():
@@ -32,3 +33,10 @@ def test_cheap_claims_pass_at_the_tiny_preset(name):
     (claim,) = registry.select([f"fuxvit/{name}"])
     result = verify.run_claim(claim, "tiny")
     assert result.verdict == "pass", result.reason
+
+
+def test_predictions_are_numbers_and_controls_name_their_positive_claim():
+    claims = {c.name: c for c in registry.claims_of("fuxvit")}
+    assert all(c.predicted_text is None for c in claims.values())  # thresholds live in the predicates
+    assert claims["F7c-needle-static-fails"].control_of == "fuxvit/F7a-needle-routing"
+    assert claims["F8b-motion-static-fails"].control_of == "fuxvit/F8a-motion-needs-fusion"

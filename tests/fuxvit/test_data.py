@@ -41,6 +41,30 @@ def test_moving_shapes_frame_sets_carry_no_direction():
     assert c[right, 0, 0].mean() < c[left, 0, 0].mean() - 5  # the order: direction
 
 
+def test_position_coded_shapes_carry_their_pixel_coordinates_inside_the_shape_only():
+    plain = data.moving_shapes(16, frames=4, size=32, seed=3)
+    coded = data.moving_shapes(16, frames=4, size=32, seed=3, position_channels=True)
+    assert coded["video"].shape == (16, 4, 32, 32, 5)
+    np.testing.assert_array_equal(coded["video"][..., :3], plain["video"])  # RGB and labels unchanged
+    np.testing.assert_array_equal(coded["direction"], plain["direction"])
+    colour = np.round(data.COLOURS[plain["colour"]] * 255).astype(np.uint8)  # one shape per clip
+    shape = np.all(plain["video"] == colour[:, None, None, None, :], axis=-1)  # pixels of the shape's colour
+    inside = coded["video"][..., 3] > 0
+    np.testing.assert_array_equal(inside, shape)  # ramps exactly on the shape, 0 elsewhere
+    yy, xx = np.meshgrid(np.arange(32), np.arange(32), indexing="ij")
+    n, f, y, x = np.nonzero(inside)
+    np.testing.assert_allclose(coded["video"][n, f, y, x, 3] / 255, xx[y, x] / 31, atol=1 / 255)
+    np.testing.assert_allclose(coded["video"][n, f, y, x, 4] / 255, yy[y, x] / 31, atol=1 / 255)
+
+
+def test_position_coded_frame_sets_carry_no_direction():
+    d = data.moving_shapes(1000, frames=8, size=32, seed=1, position_channels=True)
+    ramps = d["video"][..., 3].astype(np.float64)
+    mean_x = (ramps.sum((2, 3)) / np.maximum((ramps > 0).sum((2, 3)), 1)).mean(1)  # over the set of frames
+    right, left = d["direction"] == 0, d["direction"] == 1
+    assert abs(mean_x[right].mean() - mean_x[left].mean()) < 4  # of 255: the set carries no direction
+
+
 def test_moving_shapes_reject_speeds_that_cannot_fit():
     with pytest.raises(ConfigError, match="min_speed=3.0 px/frame over 16 frames does not fit"):
         data.moving_shapes(2, frames=16, size=32, seed=0)

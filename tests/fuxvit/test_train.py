@@ -46,10 +46,29 @@ def test_every_attention_impl_has_the_same_param_tree():
 
 def test_first_step_has_a_nonzero_learning_rate():
     cfg = config_lib.load("fuxvit/sharded_step", "preset=tiny")
-    tx = train_lib.make_optimizer(cfg.optim, steps=1)
+    assert cfg.train.steps == 1 and cfg.optim.schedule == "warmup_cosine"
+    tx = train_lib.optimizer(cfg)
     params = {"w": jax.numpy.ones(3)}
     updates, _ = tx.update({"w": jax.numpy.ones(3)}, tx.init(params), params)
     assert float(optax.tree.norm(updates)) > 0
+
+
+def test_training_modules_do_not_import_launch():
+    """Papers receive mesh and rules from launch; only sharded.py (F9) imports launch.mesh."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(train_lib.__file__).parent
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            launch = [n for n in names if n.startswith("jaxpapers.launch")]
+            if path.name == "sharded.py":
+                assert set(launch) <= {"jaxpapers.launch", "jaxpapers.launch.mesh"}, (path, launch)
+            else:
+                assert not launch, (path, launch)
 
 
 def test_unknown_task_is_rejected():

@@ -1,4 +1,4 @@
-"""FLOP counting (analytic and compiled) and memory/timing helpers for FSA (spec "Cost per layer").
+"""FLOP counting (analytic and compiled) and memory helpers for FSA (spec "Cost per layer").
 
 Analytic counts are forward FLOPs of one layer's attention with 2 FLOPs per multiply-add, for
 N = T·P tokens of width D (all heads together):
@@ -22,8 +22,6 @@ from typing import Any
 
 import jax
 import numpy as np
-
-from jaxpapers.core.bench import time_fn
 
 
 def dense_flops(frames: int, P: int, dim: int) -> float:
@@ -79,8 +77,3 @@ def compiled_stats(fn: Callable[..., Any], *args: Any) -> CompiledStats:
         argument_bytes=int(mem.argument_size_in_bytes),
         output_bytes=int(mem.output_size_in_bytes),
     )
-
-
-def median_time(fn: Callable[..., Any], *args: Any, repeats: int = 20) -> float:
-    """Median wall time of a jitted call after compile and warm-up (``block_until_ready``)."""
-    return time_fn(jax.jit(fn), *args, warmup=2, repeats=repeats)
