@@ -47,7 +47,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.task = "classify"
     cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"
-    cfg.mesh = ml_collections.ConfigDict({"data": -1, "fsdp": 1, "tensor": 1, "sequence": 1})
     channels = 5 if position else 3
     cfg.model = ml_collections.ConfigDict(
         dataclasses.asdict(FuxViTConfig.tiny(k_frames=2, fsa_mode="gated", tubelet=1, channels=channels))

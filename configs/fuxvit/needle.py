@@ -39,7 +39,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.task = "classify"
     cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"
-    cfg.mesh = ml_collections.ConfigDict({"data": -1, "fsdp": 1, "tensor": 1, "sequence": 1})
     cfg.model = ml_collections.ConfigDict(dataclasses.asdict(FuxViTConfig.tiny(k_frames=2, fsa_mode="gated")))
     cfg.data = ml_collections.ConfigDict(
         classify_data(task="needle_frames", tubelet=2, num_classes=8, pool="last_frame", style="tile")

@@ -38,7 +38,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.task = "pretrain"
     cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"  # launch/rules/fuxvit.py: dp | fsdp | fsdp_tp | fsdp_tp_cp
-    cfg.mesh = ml_collections.ConfigDict({"data": -1, "fsdp": 1, "tensor": 1, "sequence": 1})
 
     size = "tiny" if a.preset != "full" else {"clip": "so400m", "hour": "so400m"}.get(a.variant, a.variant)
     model = MODEL_SIZES[size]()
