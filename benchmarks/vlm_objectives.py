@@ -22,7 +22,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from jaxpapers.core import bench, config
-from jaxpapers.vlm_objectives import experiments, spectra
+from jaxpapers.vlm_objectives import latent_model, planted_from_config, spectra
+from jaxpapers.vlm_objectives.experiments import v3_staircase, v4_one_sided
 
 
 # ---------------------------------------------------------------------------------------------- NumPy
@@ -137,17 +138,17 @@ def report(name, numpy_loop, jax_sweep, floor):
 def main() -> None:
     with jax.enable_x64(True), threadpool_limits(limits=1, user_api="blas"):
         cfg = config.load("vlm_objectives/staircase", "preset=quick")
-        p = experiments.planted_from_config(cfg.planted.contaminated)
+        p = planted_from_config(cfg.planted.contaminated)
         nus = np.linspace(0.0, 0.99, cfg.staircase.num_nu)
         key = jax.random.key(0)
 
-        cov = experiments.lm.planted_covariances(p, key)
+        cov = latent_model.planted_covariances(p, key)
 
         @jax.jit
         def jax_staircase(nus):
             def one(v):
-                c = experiments.lm.rotated_covariances(spectra.with_common_nu(p, v), cov.Qx, cov.Qy)
-                return experiments.staircase_distances(c, p.k)
+                c = latent_model.rotated_covariances(spectra.with_common_nu(p, v), cov.Qx, cov.Qy)
+                return v3_staircase.staircase_distances(c, p.k)
 
             return jax.vmap(one)(nus)
 
@@ -168,7 +169,7 @@ def main() -> None:
 
         draws, k, m_x, m_y = 500, 3, 7, 5
         ranges = (("kappa2_range", (0.5, 10.0)), ("gs_range", (0.05, 4.0)), ("gn_range", (0.02, 10.0)))
-        runner = experiments._one_sided_runner(k, m_x, m_y, ranges, None, fast_compile=False)
+        runner = v4_one_sided.one_sided_sweep(k, m_x, m_y, ranges, None, fast_compile=False)
         kp, kr = jax.random.split(jax.random.key(1), draws), jax.random.split(jax.random.key(2), draws)
         uniform = jnp.zeros(draws, bool)
         rng = np.random.default_rng(0)

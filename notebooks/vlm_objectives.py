@@ -42,16 +42,16 @@ import jax
 import numpy as np
 
 from jaxpapers.core import config, registry
-from jaxpapers.vlm_objectives import experiments, spectra
+from jaxpapers.vlm_objectives import experiments, planted_from_config, spectra
 
 cfg = config.load("vlm_objectives/staircase", f"preset={PRESET}")
 with jax.enable_x64(True):  # closed forms in float64, scoped (never the global flag)
-    p = experiments.planted_from_config(cfg.planted.contaminated)
+    p = planted_from_config(cfg.planted.contaminated)
     s = spectra.analytic_spectra(p)
     print("canonical correlations rho:", np.round(s["rho"], 3), " nuisance nu:", np.round(s["nu"][:3], 3))
     print("image→text generation tau:", np.round(s["tau"], 3), " xi:", np.round(s["xi"][:3], 3))
     print("text→image generation tau':", np.round(s["tau_rev"], 3), " xi':", np.round(s["xi_rev"][:3], 3))
-    staircase = experiments.phase_staircase(cfg, jax.random.key(cfg.seed))
+    staircase = experiments.v3_staircase.measure(cfg, jax.random.key(cfg.seed))
 
 # %% [markdown]
 # ## The key figure: subspace distance to the semantic subspace vs the nuisance correlation
@@ -91,7 +91,7 @@ print(
 # %%
 rcfg = config.load("vlm_objectives/retrieval", f"preset={PRESET}")
 with jax.enable_x64(True):
-    retrieval = experiments.retrieval_jepa(rcfg, jax.random.key(rcfg.seed))
+    retrieval = experiments.v5_retrieval.measure(rcfg, jax.random.key(rcfg.seed))
 print({k: round(float(v), 4) for k, v in retrieval.measured.items()})
 retrieval.figures["recall"]
 

@@ -16,17 +16,11 @@ gradients ~1e-15, values exact to ~1e-15.
 
 import ml_collections
 
-from jaxpapers.core.config import parse_arg
-from jaxpapers.vlm_objectives.presets import PLANTED, VARIANTS
+from jaxpapers.vlm_objectives.config import base_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    a = parse_arg(arg, variants=VARIANTS, default_variant="clean")
-    cfg = ml_collections.ConfigDict()
-    cfg.preset = a.preset
-    cfg.variant = a.variant
-    cfg.seed = 0
-    cfg.planted = ml_collections.ConfigDict({v: dict(PLANTED[v]) for v in VARIANTS})
+    cfg = base_config(arg)
     cfg.closed_forms = ml_collections.ConfigDict(
         dict(
             num_random=20,
@@ -41,8 +35,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             chunk_size=None,
         )
     )
-    if a.preset == "tiny":
+    if cfg.preset == "tiny":
         cfg.closed_forms.update(num_random=3, d_x=5, d_y=6, k=2, clip_taus=(1.0,), siglip_ts=(10.0,), siglip_ns=(64,))
-    elif a.preset == "full":
+    elif cfg.preset == "full":
         cfg.closed_forms.update(num_random=200, d_x=512, d_y=512, k=32, chunk_size=20)
     return cfg

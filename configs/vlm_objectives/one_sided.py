@@ -15,14 +15,11 @@ Expected: spectra exact to ~1e-14, no violations, a few hundred signal-dominated
 
 import ml_collections
 
-from jaxpapers.core.config import parse_arg
+from jaxpapers.vlm_objectives.config import base_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    a = parse_arg(arg)
-    cfg = ml_collections.ConfigDict()
-    cfg.preset = a.preset
-    cfg.seed = 0
+    cfg = base_config(arg, planted=False)
     cfg.one_sided = ml_collections.ConfigDict(
         dict(
             num_draws=2000,
@@ -33,10 +30,9 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             gs_range=(0.05, 4.0),
             gn_range=(0.02, 10.0),
             num_uniform_per_k=50,
-            min_dominated=200,
             chunk_size=None,
         )
     )
-    if a.preset == "tiny":
-        cfg.one_sided.update(num_draws=40, ks=(2, 3), num_uniform_per_k=5, min_dominated=1)
+    if cfg.preset == "tiny":
+        cfg.one_sided.update(num_draws=40, ks=(2, 3), num_uniform_per_k=5)
     return cfg

@@ -17,14 +17,11 @@ gap 0 (identical rankings).
 
 import ml_collections
 
-from jaxpapers.core.config import parse_arg
+from jaxpapers.vlm_objectives.config import base_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    a = parse_arg(arg)
-    cfg = ml_collections.ConfigDict()
-    cfg.preset = a.preset
-    cfg.seed = 0
+    cfg = base_config(arg, planted=False)
     cfg.retrieval = ml_collections.ConfigDict(
         dict(
             d=16,
@@ -44,8 +41,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             chunk_size=None,
         )
     )
-    if a.preset == "tiny":
+    if cfg.preset == "tiny":
         cfg.retrieval.update(num_galleries=2, gallery=100, n_train=2000)
-    elif a.preset == "full":
+    elif cfg.preset == "full":
         cfg.retrieval.update(num_galleries=50, gallery=5000, chunk_size=5)
     return cfg

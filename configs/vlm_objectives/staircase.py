@@ -15,17 +15,11 @@ Expected (quick): population steps exactly at the predicted grid points; sample 
 
 import ml_collections
 
-from jaxpapers.core.config import parse_arg
-from jaxpapers.vlm_objectives.presets import PLANTED, VARIANTS
+from jaxpapers.vlm_objectives.config import base_config
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    a = parse_arg(arg, variants=VARIANTS, default_variant="contaminated")
-    cfg = ml_collections.ConfigDict()
-    cfg.preset = a.preset
-    cfg.variant = a.variant
-    cfg.seed = 0
-    cfg.planted = ml_collections.ConfigDict({v: dict(PLANTED[v]) for v in VARIANTS})
+    cfg = base_config(arg, default_variant="contaminated")
     cfg.staircase = ml_collections.ConfigDict(
         dict(
             nu_min=0.0,
@@ -38,8 +32,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             phase_gxn_max=64.0,
         )
     )
-    if a.preset == "tiny":
+    if cfg.preset == "tiny":
         cfg.staircase.update(num_nu=12, nu_max=0.99, n_sample=2000, chunk_size=None)
-    elif a.preset == "full":
+    elif cfg.preset == "full":
         cfg.staircase.update(phase_grid=64, chunk_size=256)
     return cfg

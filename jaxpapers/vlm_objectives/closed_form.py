@@ -20,7 +20,7 @@ from __future__ import annotations
 import flax
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.vlm_objectives.latent_model import Cov
@@ -74,7 +74,7 @@ def cca(cov: Cov, k: int) -> EncoderSolution:
     return EncoderSolution(p[:, :k].T @ sxx_mh, qt[:k] @ syy_mh, None, None, phi, "cca")
 
 
-def clip_linear(cov: Cov, k: int, tau: float) -> EncoderSolution:
+def clip_linear(cov: Cov, k: int, tau: ArrayLike) -> EncoderSolution:
     """Linearised CLIP InfoNCE (objective 1; our derivation).
 
     ``tau L_lin = -tr(W Sxy V^T) + tr(W Sxx W^T V Syy V^T) / (2 tau) = ||Aw^T Bw - tau C||_F^2 / (2 tau)
@@ -89,12 +89,14 @@ def clip_linear(cov: Cov, k: int, tau: float) -> EncoderSolution:
     return EncoderSolution(scale * p[:, :k].T @ sxx_mh, scale * qt[:k] @ syy_mh, None, None, phi, "clip")
 
 
-def siglip_effective_tau(t: float, b: float, n_batch: int) -> jax.Array:
+def siglip_effective_tau(t: ArrayLike, b: ArrayLike, n_batch: ArrayLike) -> jax.Array:
     """``tau_eff = 1 / ((N-1) sigmoid(b) t)``: SigLIP's linearisation is CLIP's with this temperature."""
     return 1.0 / ((n_batch - 1) * jax.nn.sigmoid(b) * t)
 
 
-def siglip_linear(cov: Cov, k: int, t: float, b: float, n_batch: int, finite_n: bool = False) -> EncoderSolution:
+def siglip_linear(
+    cov: Cov, k: int, t: ArrayLike, b: ArrayLike, n_batch: ArrayLike, finite_n: bool = False
+) -> EncoderSolution:
     """Linearised SigLIP (objective 2; our derivation).
 
     Expanding ``-log sigmoid(z (t f·g + b))`` at ``f·g = 0``, summed over the row's ``N-1`` negatives
@@ -157,7 +159,7 @@ def jepa_l2(cov: Cov, k: int, direction: str = "x2y") -> EncoderSolution:
     return EncoderSolution(v, w_ctx, eye, None, spectrum, name)
 
 
-def jepa_infonce_linear(cov: Cov, k: int, tau: float) -> EncoderSolution:
+def jepa_infonce_linear(cov: Cov, k: int, tau: ArrayLike) -> EncoderSolution:
     """VL-JEPA's own choice (InfoNCE between predicted and target embeddings, arXiv 2512.10942).
 
     With a linear predictor ``P`` the predicted embedding ``P W x`` is just another linear image

@@ -14,7 +14,11 @@ Letters: N samples, D image dim d_x, E text dim d_y, K shared dim k.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import chex
 import flax
@@ -24,7 +28,9 @@ import numpy as np
 from jaxtyping import Array, Float
 
 from jaxpapers.core.checks import check_range
+from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.errors import ConfigError
+from jaxpapers.vlm_objectives.config import PlantedConfig
 
 
 @chex.dataclass(frozen=True, mappable_dataclass=False)
@@ -77,13 +83,13 @@ class Cov:
     (random joint covariances, real data).
     """
 
-    Sxx: Float[Array, "D D"]
-    Syy: Float[Array, "E E"]
-    Sxy: Float[Array, "D E"]
-    Ux: Float[Array, "D K"] | None = None
-    Uy: Float[Array, "E K"] | None = None
-    Qx: Float[Array, "D D"] | None = None
-    Qy: Float[Array, "E E"] | None = None
+    Sxx: Float[Array, "*batch D D"]  # a pytree: vmap and stacking add leading batch dims
+    Syy: Float[Array, "*batch E E"]
+    Sxy: Float[Array, "*batch D E"]
+    Ux: Float[Array, "*batch D K"] | None = None
+    Uy: Float[Array, "*batch E K"] | None = None
+    Qx: Float[Array, "*batch D D"] | None = None
+    Qy: Float[Array, "*batch E E"] | None = None
 
     @property
     def Syx(self) -> Float[Array, "E D"]:
@@ -146,6 +152,17 @@ def planted_params(
     p = PlantedParams(**{n: jnp.asarray(v, dtype=dtype) for n, v in fields.items()})
     check_planted(p)
     return p
+
+
+def planted_from_config(c: PlantedConfig | Mapping[str, Any], dtype: Any = None) -> PlantedParams:
+    """:class:`PlantedParams` from a config block ``{k, d_x, d_y, kappa, gxs, gys, gxn, gyn, nu}``
+    (a ConfigDict or mapping is converted with ``core.config.to_dataclass``)."""
+    c = c if isinstance(c, PlantedConfig) else to_dataclass(PlantedConfig, c)
+    values = {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
+    k, d_x, d_y = values.pop("k"), values.pop("d_x"), values.pop("d_y")
+    return planted_params(
+        k, d_x, d_y, **{n: list(v) if isinstance(v, tuple) else v for n, v in values.items()}, dtype=dtype
+    )
 
 
 def check_planted(p: PlantedParams) -> None:
@@ -328,3 +345,26 @@ def random_planted_params(
         gyn=log_uniform(keys[4], (m_y,), gn_range),
         nu=jax.random.uniform(keys[5], (min(m_x, m_y),), dtype, 0.0, 1.0),
     )
+
+
+def random_mixer(key: jax.Array, d_in: int, hidden: int, d_out: int, slope: float = 0.2) -> Callable[[Array], Array]:
+    """A fixed random 2-layer leaky-ReLU network ``x -> leaky_relu(x A1) A2`` (our construction, V6)."""
+    k1, k2 = jax.random.split(key)
+    a1 = jax.random.normal(k1, (d_in, hidden)) / math.sqrt(d_in)
+    a2 = jax.random.normal(k2, (hidden, d_out)) / math.sqrt(hidden)
+    return lambda x: jax.nn.leaky_relu(x @ a1, slope) @ a2
+
+
+@functools.cache
+def mixed_sampler(n: int, hidden: int, d_out: int) -> Callable[..., tuple[Array, Array, Array]]:
+    """A jitted ``sample(p, cov, key) -> (x, y, s)``: ``n`` planted pairs, each modality RMS-normalised and
+    passed through its own :func:`random_mixer` (the mixers drawn from ``key``)."""
+
+    def sample(p: PlantedParams, cov: Cov, key: jax.Array):
+        k_data, k_mx, k_my = jax.random.split(key, 3)
+        x, y, s = sample_pairs(p, cov, k_data, n)
+        x = random_mixer(k_mx, p.d_x, hidden, d_out)(x / jnp.sqrt(jnp.mean(x**2)))
+        y = random_mixer(k_my, p.d_y, hidden, d_out)(y / jnp.sqrt(jnp.mean(y**2)))
+        return x, y, s
+
+    return jax.jit(sample)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float, Int
+from jaxtyping import Array, ArrayLike, Float, Int
 
 from jaxpapers.core.checks import check_choice
 from jaxpapers.vlm_objectives.latent_model import Cov
@@ -133,7 +133,7 @@ def _moments(params, cov: Cov):
     return sff, sgg, sfg
 
 
-def clip_linearized(params: dict[str, Array], cov: Cov, tau: float) -> Float[Array, ""]:
+def clip_linearized(params: dict[str, Array], cov: Cov, tau: ArrayLike) -> Float[Array, ""]:
     """``tau L_lin = -tr(W Sxy V^T) + tr(W Sxx W^T V Syy V^T) / (2 tau)`` (objective 1, our derivation).
 
     Second-order expansion of the log-sum-exp of one direction of InfoNCE at small logits with
@@ -145,7 +145,7 @@ def clip_linearized(params: dict[str, Array], cov: Cov, tau: float) -> Float[Arr
 
 
 def siglip_linearized(
-    params: dict[str, Array], cov: Cov, t: float, b: float, n_batch: int, finite_n: bool = False
+    params: dict[str, Array], cov: Cov, t: ArrayLike, b: ArrayLike, n_batch: ArrayLike, finite_n: bool = False
 ) -> Float[Array, ""]:
     """Second-order expansion of the SigLIP row loss at ``f·g = 0`` (objective 2, our derivation).
 

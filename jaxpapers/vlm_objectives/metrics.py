@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
 from jaxpapers.core.checks import check_choice, check_shape
+from jaxpapers.vlm_objectives.closed_form import sym_power
 from jaxpapers.vlm_objectives.latent_model import Cov
 
 
@@ -144,8 +145,6 @@ def jepa_constrained_objective(
     ``E||P W c - V t||^2`` (spec V2). Its optimum is ``k - Σ_{i≤k} phi_i^2``; the raw penalised training
     objective can sit below that optimum by violating the constraint.
     """
-    from jaxpapers.vlm_objectives.closed_form import sym_power
-
     check_choice("direction", direction, ("x2y", "y2x"))
     s_cc, s_tt, s_ct = (cov.Sxx, cov.Syy, cov.Sxy) if direction == "x2y" else (cov.Syy, cov.Sxx, cov.Syx)
     v = sym_power(target @ s_tt @ target.T, -0.5) @ target

@@ -19,20 +19,19 @@ Letters: B batch, D image features, E text features, K embedding dim, H hidden w
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 
 import flax.linen as nn
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.core import axes
-from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.vlm_objectives import config as config_lib
+from jaxpapers.vlm_objectives.config import ModelConfig
 
-OBJECTIVES: tuple[str, ...] = ("clip", "siglip", "jepa_x2y", "jepa_y2x", "gen_x2y", "gen_y2x")
-TOWERS: tuple[str, ...] = ("linear", "mlp")
 ACTIVATIONS = {"leaky_relu": nn.leaky_relu, "gelu": nn.gelu, "relu": nn.relu, "tanh": nn.tanh}
+assert tuple(ACTIVATIONS) == config_lib.ACTIVATIONS  # the names ModelConfig validates against
 
 
 def _dense(
@@ -71,7 +70,7 @@ class LinearTower(nn.Module):
     param_dtype: Any = jnp.float32
 
     @nn.compact
-    def __call__(self, x: Float[Array, "B D"]) -> Float[Array, "B K"]:
+    def __call__(self, x: Float[ArrayLike, "B D"]) -> Float[Array, "B K"]:
         kw = dict(use_bias=False, dtype=self.dtype, param_dtype=self.param_dtype, init_std=self.init_std)
         return _dense(self.k, (axes.EMBED, None), name="proj", **kw)(x)
 
@@ -87,7 +86,7 @@ class MLPTower(nn.Module):
     param_dtype: Any = jnp.float32
 
     @nn.compact
-    def __call__(self, x: Float[Array, "B D"]) -> Float[Array, "B K"]:
+    def __call__(self, x: Float[ArrayLike, "B D"]) -> Float[Array, "B K"]:
         kw = dict(use_bias=True, dtype=self.dtype, param_dtype=self.param_dtype, init_std=self.init_std)
         h = _dense(self.hidden, (axes.EMBED, axes.MLP), name="hidden", **kw)(x)
         h = nn.with_logical_constraint(ACTIVATIONS[self.act](h), (axes.BATCH, axes.MLP))
@@ -126,37 +125,6 @@ class Decoder(nn.Module):
         )(z)
 
 
-@dataclasses.dataclass(frozen=True)
-class ModelConfig:
-    """Objective model hyperparameters (from ``cfg.model`` via ``core.config.to_dataclass``)."""
-
-    objective: str = "clip"
-    k: int = 3
-    d_x: int = 16
-    d_y: int = 16
-    tower: str = "linear"
-    hidden: int = 64
-    act: str = "leaky_relu"
-    init_std: float = 0.0  # tower init: 0 = LeCun normal, > 0 = N(0, init_std^2) (small init)
-    init_t: float = 10.0
-    init_b: float = -10.0
-    decoder_out: int = 0  # 0: the target modality's dimension; >0: e.g. a vocabulary size for captioning logits
-    dtype: str = "float32"
-
-    def __post_init__(self):
-        check_choice("model.objective", self.objective, OBJECTIVES)
-        check_choice("model.tower", self.tower, TOWERS)
-        check_choice("model.act", self.act, tuple(ACTIVATIONS))
-        check_choice("model.dtype", self.dtype, ("float32", "bfloat16"))
-        check_range("model.k", self.k, 1)
-        check_range("model.d_x", self.d_x, 1)
-        check_range("model.d_y", self.d_y, 1)
-        check_range("model.hidden", self.hidden, 1)
-        check_range("model.init_std", self.init_std, 0.0)
-        check_range("model.init_t", self.init_t, 0.0, lo_open=True)
-        check_range("model.decoder_out", self.decoder_out, 0)
-
-
 class ObjectiveModel(nn.Module):
     """The towers (and predictor, decoder, SigLIP scale/bias) of one objective; see the module table."""
 
@@ -189,17 +157,17 @@ class ObjectiveModel(nn.Module):
             self.txt = self._tower("txt")
             self.decoder = Decoder(c.decoder_out or c.d_x, dtype=dtype, param_dtype=self.param_dtype)
 
-    def encode_image(self, x: Float[Array, "B D"]) -> Float[Array, "B K"]:
+    def encode_image(self, x: Float[ArrayLike, "B D"]) -> Float[Array, "B K"]:
         return self.img(x)
 
-    def encode_text(self, y: Float[Array, "B E"]) -> Float[Array, "B K"]:
+    def encode_text(self, y: Float[ArrayLike, "B E"]) -> Float[Array, "B K"]:
         return self.txt(y)
 
     def predict(self, z: Float[Array, "B K"]) -> Float[Array, "B K"]:
         """The JEPA predictor applied to a context embedding."""
         return self.predictor(z)
 
-    def __call__(self, x: Float[Array, "B D"], y: Float[Array, "B E"]) -> dict[str, Array]:
+    def __call__(self, x: Float[ArrayLike, "B D"], y: Float[ArrayLike, "B E"]) -> dict[str, Array]:
         obj = self.config.objective
         if obj == "gen_x2y":
             zx = self.img(x)

@@ -14,7 +14,7 @@ Spec "Analytic spectra" (exact for :mod:`latent_model`):
 from __future__ import annotations
 
 import jax.numpy as jnp
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.core.checks import check_choice
 from jaxpapers.vlm_objectives.latent_model import PlantedParams
@@ -99,7 +99,9 @@ def staircase_thresholds(p: PlantedParams, method: str) -> Float[Array, " k"]:
     return jnp.where(c > 0, s_needed / jnp.where(c > 0, c, 1.0), jnp.inf)
 
 
-def with_common_nu(p: PlantedParams, nu: Float[Array, ""], active: Float[Array, " m"] | None = None) -> PlantedParams:
+def with_common_nu(
+    p: PlantedParams, nu: Float[ArrayLike, ""], active: Float[ArrayLike, " m"] | None = None
+) -> PlantedParams:
     """``p`` with every active pair's correlation set to ``nu`` (active = ``p.nu > 0`` unless given)."""
     mask = (p.nu > 0) if active is None else active
     return p.replace(nu=jnp.where(mask, nu, 0.0).astype(p.nu.dtype))

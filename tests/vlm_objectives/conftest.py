@@ -4,13 +4,11 @@ import jax
 import pytest
 
 from jaxpapers.vlm_objectives import latent_model as lm
-from jaxpapers.vlm_objectives.presets import PLANTED
+from jaxpapers.vlm_objectives.config import PLANTED
 
 
 def preset(name: str, **changes) -> lm.PlantedParams:
-    c = {**PLANTED[name], **changes}
-    k, d_x, d_y = c.pop("k"), c.pop("d_x"), c.pop("d_y")
-    return lm.planted_params(k, d_x, d_y, **{n: list(v) if isinstance(v, tuple) else v for n, v in c.items()})
+    return lm.planted_from_config({**PLANTED[name], **changes})
 
 
 @pytest.fixture

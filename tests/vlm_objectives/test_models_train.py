@@ -1,6 +1,7 @@
 """Towers and objective models (outputs, pinned parameter paths, logical axes), the loss functions for
-the trainer, the vmapped scan trainer against a plain loop, convergence of a small linear run to its
-closed form, the shared trainer path (core.train.fit) and the `jaxpapers train` entry."""
+the trainer, the seed trainer (core.train.make_seed_trainer) against a plain loop, convergence of a
+small linear run to its closed form, the shared trainer path (core.train.train_model) and the
+`jaxpapers train` entry."""
 
 import dataclasses
 
@@ -8,17 +9,19 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 from jaxpapers.core import axes
 from jaxpapers.core import config as config_lib
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.core.train import TrainState, make_train_step
+from jaxpapers.core.train import LoopConfig, OptimConfig, TrainState, make_train_step
 from jaxpapers.vlm_objectives import closed_form as cf
 from jaxpapers.vlm_objectives import latent_model as lm
 from jaxpapers.vlm_objectives import losses, metrics
 from jaxpapers.vlm_objectives import train as train_lib
-from jaxpapers.vlm_objectives.models import OBJECTIVES, ModelConfig, ObjectiveModel
+from jaxpapers.vlm_objectives.config import OBJECTIVES, LossConfig, ModelConfig, SeedTrainConfig
+from jaxpapers.vlm_objectives.models import ObjectiveModel
 
 X = jnp.asarray(np.random.default_rng(0).normal(size=(8, 5)), jnp.float32)
 Y = jnp.asarray(np.random.default_rng(1).normal(size=(8, 4)), jnp.float32)
@@ -46,7 +49,7 @@ def test_param_paths_outputs_and_losses(objective):
     params = train_lib.init_params(m, jax.random.key(0), 5, 4)
     assert paths(params) == PARAM_PATHS[objective]  # the checkpoint format
     out = m.apply({"params": params}, X, Y)
-    loss, _ = train_lib.make_loss_fn(m, train_lib.LossConfig(tau=2.0, whiten_coef=3.0))(
+    loss, _ = train_lib.make_loss_fn(m, LossConfig(tau=2.0, whiten_coef=3.0))(
         params, {"x": X, "y": Y}, jax.random.key(0), train=True
     )
     enc = train_lib.linear_encoders(params, objective)
@@ -90,11 +93,21 @@ def test_bad_model_config(kw, match):
         ModelConfig(**{"objective": "clip", **kw})
 
 
-def test_bad_optim_config():
+def test_bad_trainer_config():
+    x, y = planted_data(1, 8)
     with pytest.raises(ConfigError, match=r"steps=10 is not a multiple of snapshots=3"):
-        train_lib.OptimConfig(steps=10, snapshots=3)
-    with pytest.raises(ConfigError, match=r"schedule='linear' is not allowed"):
-        train_lib.OptimConfig(schedule="linear")
+        train_lib.train_seeds(
+            model("clip"),
+            LossConfig(),
+            OptimConfig(),
+            SeedTrainConfig(batch_size=4, snapshots=3),
+            10,
+            jax.random.split(jax.random.key(0), 1),
+            x,
+            y,
+        )
+    with pytest.raises(ConfigError, match=r"batch_size=2 is out of range|batch_size"):
+        SeedTrainConfig(batch_size=1)
 
 
 def planted_data(seeds, n, key=0):
@@ -109,16 +122,23 @@ def planted_data(seeds, n, key=0):
     return x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
 
 
-def test_scan_train_vmapped_over_seeds_equals_a_plain_loop():
+def _close(a, b):
+    np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+
+
+def test_seed_trainer_vmapped_over_seeds_equals_a_plain_loop():
+    """Plain Adam (optax.adam, the stable-decay schedule written out) in a Python loop over steps."""
     m = model("siglip", init_std=0.05)
-    lc, oc = train_lib.LossConfig(), train_lib.OptimConfig(steps=6, batch_size=16, snapshots=2)
+    lc, oc = LossConfig(), OptimConfig(lr=1e-2, schedule="stable_decay", decay_frac=0.5)
     x, y = planted_data(2, 64)
     keys = jax.random.split(jax.random.key(3), 2)
-    snaps, seg = train_lib.scan_train(m, lc, oc, keys, x, y)
-    tx = train_lib.make_optimizer(oc)
+    result = train_lib.train_seeds(m, lc, oc, SeedTrainConfig(batch_size=16, snapshots=2), 6, keys, x, y)
+    assert result.losses.shape == (2, 6) and jax.tree.leaves(result.snapshots)[0].shape[:2] == (2, 2)
+    schedule = optax.join_schedules([optax.constant_schedule(1e-2), optax.cosine_decay_schedule(1e-2, 3)], [3])
+    tx = optax.adam(schedule)
     step = jax.jit(make_train_step(train_lib.make_loss_fn(m, lc), tx))
     for s in range(2):
-        k_init, k_data, k_state = jax.random.split(keys[s], 3)
+        k_init, k_state, k_data = jax.random.split(keys[s], 3)
         params = train_lib.init_params(m, k_init, 5, 4)
         state = TrainState(
             step=jnp.zeros((), jnp.int32), params=params, opt_state=tx.init(params), rng=jax.random.key_data(k_state)
@@ -127,28 +147,33 @@ def test_scan_train_vmapped_over_seeds_equals_a_plain_loop():
             idx = jax.random.randint(jax.random.fold_in(k_data, state.step), (16,), 0, 64)
             state, _ = step(state, {"x": x[s][idx], "y": y[s][idx]})
         looped = state.params
-        jax.tree.map(lambda a, b, s=s: np.testing.assert_allclose(a[s, -1], b, rtol=2e-5, atol=1e-6), snaps, looped)
+        jax.tree.map(lambda a, b, s=s: _close(a[s], b), result.params, looped)
+        jax.tree.map(lambda a, b, s=s: _close(a[s, -1], b), result.snapshots, looped)
 
 
-def test_scan_train_reaches_the_rrr_closed_form():
+def test_seed_trainer_reaches_the_rrr_closed_form():
     m = model("gen_x2y", init_std=0.1)
     x, y = planted_data(1, 2000, key=5)
-    oc = train_lib.OptimConfig(steps=600, batch_size=128, lr=1e-2, snapshots=1)
-    snaps, _ = train_lib.scan_train(m, train_lib.LossConfig(), oc, jax.random.split(jax.random.key(0), 1), x, y)
-    enc = train_lib.linear_encoders(jax.tree.map(lambda a: a[0, -1], snaps), "gen_x2y")
+    oc = OptimConfig(lr=1e-2, schedule="stable_decay", decay_frac=0.3)
+    result = train_lib.train_seeds(
+        m, LossConfig(), oc, SeedTrainConfig(batch_size=128), 600, jax.random.split(jax.random.key(0), 1), x, y
+    )
+    enc = train_lib.linear_encoders(jax.tree.map(lambda a: a[0], result.params), "gen_x2y")
     with jax.enable_x64(True):
         cov = lm.empirical_cov(jnp.asarray(np.asarray(x[0], np.float64)), jnp.asarray(np.asarray(y[0], np.float64)))
         ref = cf.generation_rrr(cov, 2, "x2y")
         assert float(metrics.subspace_distance(ref.W_img, jnp.asarray(np.asarray(enc["W_img"], np.float64)))) < 0.01
 
 
-def test_scan_train_rejects_bad_shapes():
+def test_train_seeds_rejects_bad_shapes():
     m = model("clip")
-    with pytest.raises(ConfigError, match="scan_train needs keys"):
-        train_lib.scan_train(
+    with pytest.raises(ConfigError, match="train_seeds needs keys"):
+        train_lib.train_seeds(
             m,
-            train_lib.LossConfig(),
-            train_lib.OptimConfig(steps=2, batch_size=4),
+            LossConfig(),
+            OptimConfig(),
+            SeedTrainConfig(batch_size=4),
+            2,
             jax.random.split(jax.random.key(0), 2),
             jnp.zeros((3, 8, 5)),
             jnp.zeros((3, 8, 4)),
@@ -159,10 +184,10 @@ def test_fit_objective_through_the_shared_trainer_and_resume(tmp_path):
     m = model("jepa_x2y")
     x, y = planted_data(1, 64)
     arrays = {"x": np.asarray(x[0]), "y": np.asarray(y[0])}
-    oc = train_lib.OptimConfig(steps=4, batch_size=16, snapshots=1)
-    a = train_lib.fit_objective(m, train_lib.LossConfig(), oc, arrays, seed=0, workdir=str(tmp_path), log_every=2)
+    loop = LoopConfig(steps=4, batch_size=16, log_every=2)
+    a = train_lib.fit_objective(m, LossConfig(), OptimConfig(), loop, arrays, seed=0, workdir=str(tmp_path))
     assert int(a.state.step) == 4 and {"loss", "mse", "whiten"} <= set(a.history[-1])
-    b = train_lib.fit_objective(m, train_lib.LossConfig(), oc, arrays, seed=0, workdir=str(tmp_path), log_every=2)
+    b = train_lib.fit_objective(m, LossConfig(), OptimConfig(), loop, arrays, seed=0, workdir=str(tmp_path))
     assert b.resumed_from == 4
 
 
@@ -170,19 +195,20 @@ def test_train_entry_and_claims_only_configs(tmp_path):
     cfg = config_lib.load(
         "vlm_objectives/nonlinear",
         "preset=tiny",
-        ["train.data=shapes", "train.objective=gen_x2y", "nonlinear.shapes.loss.gen_loss=ce"],
+        ["task.data=shapes", "task.objective=gen_x2y", "nonlinear.shapes.loss.gen_loss=ce"],
     )
     result = train_lib.train(cfg, str(tmp_path), progress=False)
     assert int(result.state.step) == 4
     with pytest.raises(ConfigError, match="configures claims only"):
         train_lib.train(config_lib.load("vlm_objectives/closed_forms", "preset=tiny"), str(tmp_path))
-    with pytest.raises(ConfigError, match=r"train.data='web' is not allowed"):
-        train_lib.train(config_lib.load("vlm_objectives/nonlinear", "preset=tiny", ["train.data=web"]), None)
+    with pytest.raises(ConfigError, match=r"task.data='web' is not allowed"):
+        train_lib.train(config_lib.load("vlm_objectives/nonlinear", "preset=tiny", ["task.data=web"]), None)
+    assert config_lib.load("vlm_objectives/nonlinear", "preset=tiny").rules_family == "transformer"
 
 
 def test_loss_config_defaults_keep_the_linearised_regime():
     """Spec Pitfalls: the exact checks use unnormalised InfoNCE at large tau (normalised is opt-in)."""
-    lc = train_lib.LossConfig()
+    lc = LossConfig()
     assert lc.normalize is False and lc.tau >= 1
     assert dataclasses.replace(lc, normalize=True).normalize
 
@@ -191,7 +217,9 @@ def test_siglip_bias_drifts_toward_logit_one_over_n():
     """Spec Pitfalls: with the sum over negatives, the learned b moves from -10 toward logit(1/N)."""
     m = model("siglip", init_std=0.01)
     x, y = planted_data(1, 512, key=7)
-    oc = train_lib.OptimConfig(steps=300, batch_size=64, lr=1e-2, snapshots=1)
-    snaps, _ = train_lib.scan_train(m, train_lib.LossConfig(), oc, jax.random.split(jax.random.key(0), 1), x, y)
-    b = float(snaps["b"][0, -1])
+    oc = OptimConfig(lr=1e-2, schedule="stable_decay", decay_frac=0.3)
+    result = train_lib.train_seeds(
+        m, LossConfig(), oc, SeedTrainConfig(batch_size=64), 300, jax.random.split(jax.random.key(0), 1), x, y
+    )
+    b = float(result.params["b"][0])
     assert -10.0 + 2.0 < b < np.log(1 / 63) + 1.5, b

@@ -10,9 +10,11 @@ variance, gxn), and the caption's style word agrees with the image style with pr
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from jaxpapers.core.checks import check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 SIZES = ("small", "medium", "large")
 COLORS = ("red", "green", "blue", "yellow", "cyan", "magenta")
@@ -125,3 +127,25 @@ def semantic_targets(data: dict[str, np.ndarray]) -> np.ndarray:
         np.eye(9, dtype=np.float32)[data["position"]],
     ]
     return np.concatenate(parts, axis=1)
+
+
+def shapes_arrays(c: Any, variant: str, n: int, seed: int) -> dict[str, np.ndarray]:
+    """ShapesCaptions as towers' inputs: flattened pixels ``x``, bag-of-words ``y``, caption ``tokens``
+    and the one-hot semantic labels ``s`` (probe targets). ``c``: the ``shapes`` config block. Clean:
+    style words independent of the image style; contaminated: they agree (``p_spurious``) and the style
+    pattern is strong."""
+    check_choice("variant", variant, ("clean", "contaminated"))
+    clean = variant == "clean"
+    d = make_shapes_captions(
+        n,
+        seed=seed,
+        p_spurious=0.0 if clean else c.p_spurious,
+        style_amplitude=c.style_amplitude_clean if clean else c.style_amplitude,
+        img_size=c.img_size,
+    )
+    return {
+        "x": d["images"].reshape(n, -1),
+        "y": bag_of_words(d["tokens"]),
+        "tokens": d["tokens"],
+        "s": semantic_targets(d),
+    }
