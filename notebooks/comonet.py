@@ -24,12 +24,26 @@
 # the noise-robustness curves, and compares with the registered claims CO4-CO6.
 
 # %%
+# Colab: install jaxpapers from its repository (pyproject.toml [project.urls]) unless it is importable.
+# Colab's own jax/jaxlib (built for its GPU/TPU runtime) are pinned so pip never swaps in a CPU build;
+# nothing that was already imported changes, so no restart is needed.
 import importlib.util
 import subprocess
 import sys
 
-if "google.colab" in sys.modules and importlib.util.find_spec("jaxpapers") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jaxpapers[data]"], check=True)
+REPOSITORY = "https://github.com/jaxpapers/jaxpapers"
+if importlib.util.find_spec("jaxpapers") is None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    pins = []
+    for name in ("jax", "jaxlib"):
+        try:
+            pins.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            pass
+    package = f"jaxpapers[data] @ git+{REPOSITORY}"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", package, *pins], check=True)
+    print(f"installed jaxpapers from {REPOSITORY}, kept {', '.join(pins) or 'no jax'}: no restart needed")
 
 # %% tags=["parameters"]
 import os
@@ -63,7 +77,7 @@ for i, (noise, seed) in enumerate(study["trials"]):
 # box). At low noise both networks fit; at label noise σ = std(f) the MLP chases the noise while
 # COMONet's curves keep their declared shape (monotone, convex, concave) everywhere.
 
-# %%
+# %% tags=["key-figure"]
 low = 0
 high = [i for i, (noise, _) in enumerate(study["trials"]) if noise == max(cfg.robustness.noises)][0]
 figures.shape_curve_figure(cfg, study, low, title=f"noise {cfg.accuracy.noise:g}·std(f)")

@@ -25,12 +25,26 @@
 # exactly (population covariances, float64) and from samples, then compares with the registered claims.
 
 # %%
+# Colab: install jaxpapers from its repository (pyproject.toml [project.urls]) unless it is importable.
+# Colab's own jax/jaxlib (built for its GPU/TPU runtime) are pinned so pip never swaps in a CPU build;
+# nothing that was already imported changes, so no restart is needed.
 import importlib.util
 import subprocess
 import sys
 
-if "google.colab" in sys.modules and importlib.util.find_spec("jaxpapers") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jaxpapers[data]"], check=True)
+REPOSITORY = "https://github.com/jaxpapers/jaxpapers"
+if importlib.util.find_spec("jaxpapers") is None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    pins = []
+    for name in ("jax", "jaxlib"):
+        try:
+            pins.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            pass
+    package = f"jaxpapers[data] @ git+{REPOSITORY}"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", package, *pins], check=True)
+    print(f"installed jaxpapers from {REPOSITORY}, kept {', '.join(pins) or 'no jax'}: no restart needed")
 
 # %% tags=["parameters"]
 import os
@@ -62,7 +76,7 @@ with jax.enable_x64(True):  # closed forms in float64, scoped (never the global 
 # %%
 staircase.figures["staircase"]
 
-# %%
+# %% tags=["key-figure"]
 m = staircase.measured
 print(
     "CCA family steps        predicted",

@@ -37,7 +37,15 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "comonet": PaperBudget(
         verify_s=110.0, tests_s=80.0, reason="float64 certification of trained networks over 9 regimes"
     ),
-    "vlm_objectives": PaperBudget(verify_s=90.0, tests_s=60.0, reason="trained linear towers on 5 seeds (V2)"),
+    "vlm_objectives": PaperBudget(verify_s=420.0, tests_s=150.0, reason="trained linear towers on 5 seeds (V2)"),
+}
+
+# Claims whose quick preset cannot fit the 60 s hard limit of one claim (core.claims.HARD_BUDGET_S):
+# id -> (limit in seconds, why). Each is a known defect of the quick preset, reported in the README's
+# CI section, to be brought back under 60 s.
+OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
+    "vlm_objectives/V2a-trained-clean": (240.0, "judged on 5 fresh seeds (issue: V2 tuned on its one seed); 157 s"),
+    "vlm_objectives/V2b-trained-contaminated": (180.0, "judged on 5 fresh seeds, as V2a"),
 }
 
 # Fixed costs of a CI run outside the papers: install, core/launch tests, lint. The slow tests run
