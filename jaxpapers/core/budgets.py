@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-PAPERS_PLANNED = 19  # the papers of this project (one spec each in shared/specs)
+PAPERS_PLANNED = 19  # the papers of this project (one spec each in shared/specs), besides the worked example
 CI_LIMIT_S = 45 * 60
 
 
@@ -29,15 +29,18 @@ DEFAULT = PaperBudget()
 # Measured in CI on 2 cores (see the README's CI section); each is a ceiling to come down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
-        verify_s=200.0,
-        tests_s=120.0,
+        verify_s=300.0,
+        tests_s=250.0,
         notebook_s=90.0,
-        reason="trains six small video transformers (F7, F8) and compiles 8-device sharded programs (F9)",
+        reason="trains seven small video transformers (F7, F8) and compiles 8-device sharded programs (F9)",
     ),
     "comonet": PaperBudget(
-        verify_s=110.0, tests_s=80.0, reason="float64 certification of trained networks over 9 regimes"
+        verify_s=110.0, tests_s=300.0, reason="float64 certification of trained networks; tiny studies in tests"
     ),
-    "vlm_objectives": PaperBudget(verify_s=420.0, tests_s=150.0, reason="trained linear towers on 5 seeds (V2)"),
+    "vlm_objectives": PaperBudget(verify_s=420.0, tests_s=250.0, reason="trained linear towers on 5 seeds (V2)"),
+    "resource_allocation": PaperBudget(tests_s=200.0, reason="float64 equilibrium sweeps checked against SciPy"),
+    "llm_economics": PaperBudget(tests_s=100.0, reason="SciPy reference optimisers for every claim"),
+    "example": PaperBudget(tests_s=60.0, reason="trains TinyLM end to end (resume, sharding)"),
 }
 
 # Claims whose quick preset cannot fit the 60 s hard limit of one claim (core.claims.HARD_BUDGET_S):
@@ -46,6 +49,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
 OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
     "vlm_objectives/V2a-trained-clean": (240.0, "judged on 5 fresh seeds (issue: V2 tuned on its one seed); 157 s"),
     "vlm_objectives/V2b-trained-contaminated": (180.0, "judged on 5 fresh seeds, as V2a"),
+    "fuxvit/F9-sharded-equals-single": (120.0, "compiles 8-device sharded steps: 62 s (33 s before the nn rebuild)"),
 }
 
 # Fixed costs of a CI run outside the papers: install, core/launch tests, lint. The slow tests run
@@ -62,7 +66,8 @@ def budget(slug: str) -> PaperBudget:
 def ci_plan_s(slugs: list[str] | None = None) -> float:
     """Planned CI seconds with ``PAPERS_PLANNED`` papers: the known ones' budgets, defaults for the rest."""
     known = list(slugs or [])
-    per_paper = [budget(s) for s in known] + [DEFAULT] * max(PAPERS_PLANNED - len(known), 0)
+    unbuilt = PAPERS_PLANNED - len([s for s in known if s != "example"])
+    per_paper = [budget(s) for s in known] + [DEFAULT] * max(unbuilt, 0)
     verify = sum(b.verify_s for b in per_paper)
     tests = sum(b.tests_s for b in per_paper) / XDIST_WORKERS
     notebooks = sum(b.notebook_s for b in per_paper)

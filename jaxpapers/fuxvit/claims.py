@@ -148,7 +148,7 @@ CLAIMS = [
         experiment=sharding.measure,
         config="fuxvit/sharded_step",
         predicate=AllOf(Below(1e-5, on="loss_rel"), Below(1e-5, on="grad_rel"), Below(1e-5, on="param_rel")),
-        budget_s={"quick": 55},
+        budget_s={"quick": 100},
     ),
     Claim(
         id="fuxvit/F11-linear-memory",
