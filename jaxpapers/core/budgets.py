@@ -37,7 +37,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "comonet": PaperBudget(
         verify_s=110.0, tests_s=300.0, reason="float64 certification of trained networks; tiny studies in tests"
     ),
-    "vlm_objectives": PaperBudget(verify_s=420.0, tests_s=250.0, reason="trained linear towers on 5 seeds (V2)"),
+    "vlm_objectives": PaperBudget(verify_s=560.0, tests_s=250.0, reason="trained linear towers on 5 seeds (V2)"),
     "resource_allocation": PaperBudget(tests_s=200.0, reason="float64 equilibrium sweeps checked against SciPy"),
     "llm_economics": PaperBudget(tests_s=100.0, reason="SciPy reference optimisers for every claim"),
     "example": PaperBudget(tests_s=60.0, reason="trains TinyLM end to end (resume, sharding)"),
@@ -47,8 +47,8 @@ EXCEPTIONS: dict[str, PaperBudget] = {
 # id -> (limit in seconds, why). Each is a known defect of the quick preset, reported in the README's
 # CI section, to be brought back under 60 s.
 OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
-    "vlm_objectives/V2a-trained-clean": (240.0, "judged on 5 fresh seeds (issue: V2 tuned on its one seed); 157 s"),
-    "vlm_objectives/V2b-trained-contaminated": (180.0, "judged on 5 fresh seeds, as V2a"),
+    "vlm_objectives/V2a-trained-clean": (300.0, "judged on 5 fresh seeds (V2 had been tuned on its one seed): 128 s"),
+    "vlm_objectives/V2b-trained-contaminated": (300.0, "judged on 5 fresh seeds, as V2a: 181 s on a loaded machine"),
     "fuxvit/F9-sharded-equals-single": (120.0, "compiles 8-device sharded steps: 62 s (33 s before the nn rebuild)"),
 }
 

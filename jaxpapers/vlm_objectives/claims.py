@@ -68,7 +68,7 @@ CLAIMS = [
         experiment=v2_trained.measure_contaminated,
         config="vlm_objectives/train_linear",
         predicate=_V2,
-        budget_s={"quick": 180},
+        budget_s={"quick": 240},
     ),
     Claim(
         id="vlm_objectives/V3-phase-staircase",

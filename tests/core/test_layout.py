@@ -60,3 +60,51 @@ def test_plain_pythonpath_import_finds_launch_and_configs(tmp_path):
         [sys.executable, "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == [str(ROOT / "launch" / "__init__.py"), str(ROOT / "configs" / "__init__.py")]
+
+
+HEAVY = ("jax", "flax", "optax", "orbax", "grain", "chex")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_paper_modules_stay_small():
+    big = [
+        f"{p.relative_to(ROOT)}: {n} lines"
+        for slug in registry.papers()
+        for p in sorted((ROOT / "jaxpapers" / slug).rglob("*.py"))
+        if (n := len(p.read_text().splitlines())) > 500
+    ]
+    assert not big, "split modules over 500 lines:\n" + "\n".join(big)
+
+
+def test_paper_configs_import_no_jax():
+    """``<slug>/config.py`` (typed configs) and ``configs/<slug>/*.py`` import no JAX-stack library."""
+    offenders = []
+    for slug in registry.papers():
+        files = [ROOT / "jaxpapers" / slug / "config.py", *sorted((ROOT / "configs" / slug).glob("*.py"))]
+        for path in files:
+            heavy = {m for m in _imported_modules(path) if m.split(".")[0] in HEAVY}
+            if heavy:
+                offenders.append(f"{path.relative_to(ROOT)}: {sorted(heavy)}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_config_files_import_only_their_papers_config():
+    offenders = []
+    for slug in registry.papers():
+        for path in sorted((ROOT / "configs" / slug).glob("*.py")):
+            ours = {m for m in _imported_modules(path) if m.startswith("jaxpapers")}
+            extra = ours - {"jaxpapers.core.config", f"jaxpapers.{slug}.config", f"jaxpapers.{slug}"}
+            if extra:
+                offenders.append(f"{path.relative_to(ROOT)}: {sorted(extra)}")
+    assert not offenders, "config files import only jaxpapers.core.config and the paper's config.py:\n" + "\n".join(
+        offenders
+    )

@@ -1,9 +1,6 @@
-"""The public API: what the notebook and benchmark import resolves from ``__all__``; the package is layered
-(config.py imports no JAX, no module imports ``jaxpapers.launch``, claims use the experiments' measure
-functions); ``predicted`` values are numbers."""
+"""The public API is narrow, config.py imports nothing of the paper, claims use the experiments' measure
+functions. (Notebook/benchmark names, launch imports and config weight: tests/core.)"""
 
-import ast
-import importlib
 from pathlib import Path
 
 import jaxpapers.llm_economics as paper
@@ -13,35 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "jaxpapers" / "llm_economics"
 
 
-def _imports(path: Path) -> list[tuple[str, str]]:
-    """(module, name) for every ``from module import name`` and (module, "") for every ``import module``."""
-    out = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            out += [(node.module, a.name) for a in node.names]
-        elif isinstance(node, ast.Import):
-            out += [(a.name, "") for a in node.names]
-    return out
+def test_config_imports_nothing_of_the_paper():  # the rest of the layering: tests/core/test_layout.py
+    import ast
 
-
-def test_notebook_and_benchmark_use_public_names():
-    for path in (ROOT / "notebooks" / "llm_economics.py", ROOT / "benchmarks" / "llm_economics.py"):
-        ours = [(m, n) for m, n in _imports(path) if m.startswith("jaxpapers.llm_economics")]
-        assert ours, path
-        for module, name in ours:
-            assert module == "jaxpapers.llm_economics" and name in paper.__all__, (path.name, module, name)
-            assert getattr(importlib.import_module(module), name) is not None
-
-
-def test_layering():
-    config_imports = {m for m, _ in _imports(PACKAGE / "config.py")}
-    assert not {m for m in config_imports if m.split(".")[0] in ("jax", "flax", "optax")}, config_imports
-    assert not any(m.startswith("jaxpapers.llm_economics") for m in config_imports)  # no cycle through config
-    for path in PACKAGE.rglob("*.py"):
-        assert not any(m.startswith("jaxpapers.launch") or n == "launch" for m, n in _imports(path)), path
-    for path in (ROOT / "configs" / "llm_economics").glob("*.py"):
-        ours = {m for m, _ in _imports(path) if m.startswith("jaxpapers")}
-        assert ours <= {"jaxpapers.core.config", "jaxpapers.llm_economics.config"}, (path.name, ours)
+    tree = ast.parse((PACKAGE / "config.py").read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith("jaxpapers.llm_economics") for m in modules), modules  # no cycle through config
 
 
 def test_claims_name_measure_functions_and_e3_is_a_calibration_point():
