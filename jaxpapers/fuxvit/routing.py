@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Bool, Float, Int
+from jaxtyping import ArrayLike, Bool, Float, Int
 
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.config import ROUTER_POOLS
 
 
-def _frames(x: Float[Array, "B TP N H"], tokens_per_frame: int) -> Float[Array, "B N T P H"]:
+def _frames(x: Float[ArrayLike, "B TP N H"], tokens_per_frame: int) -> Float[ArrayLike, "B N T P H"]:
     b, n_tok, n, h = x.shape
     if n_tok % tokens_per_frame:
         raise ConfigError(f"sequence length {n_tok} is not a multiple of P={tokens_per_frame} tokens per frame")
     return x.reshape(b, n_tok // tokens_per_frame, tokens_per_frame, n, h).transpose(0, 3, 1, 2, 4)
 
 
-def frame_summaries(x: Float[Array, "B TP N H"], P: int, pool: str = "mean") -> Float[Array, "B N T R"]:
+def frame_summaries(x: Float[ArrayLike, "B TP N H"], P: int, pool: str = "mean") -> Float[ArrayLike, "B N T R"]:
     """Per-frame summaries (step 1): the mean over each frame's P tokens (MoBA), R = H.
 
     ``pool="mean+max"`` concatenates the channel-wise max to the mean (R = 2H), which keeps a
@@ -39,11 +39,11 @@ def frame_summaries(x: Float[Array, "B TP N H"], P: int, pool: str = "mean") -> 
 
 
 def history_mask(
-    q_frames: Int[Array, "B T"],
-    seg_q: Int[Array, "B T"],
-    seg_k: Int[Array, "B S"],
-    valid_k: Bool[Array, "B S"],
-) -> Bool[Array, "B T S"]:
+    q_frames: Int[ArrayLike, "B T"],
+    seg_q: Int[ArrayLike, "B T"],
+    seg_k: Int[ArrayLike, "B S"],
+    valid_k: Bool[ArrayLike, "B S"],
+) -> Bool[ArrayLike, "B T S"]:
     """allowed[i, j] = j < i (frame-causal, strict), same segment and key frame j valid (step 2).
 
     ``q_frames`` holds each query frame's index on the key axis (``arange(T)`` for a whole clip).
@@ -53,21 +53,21 @@ def history_mask(
 
 
 def summary_logits(
-    qbar: Float[Array, "B N T R"], kbar: Float[Array, "B N S R"], head_dim: int
-) -> Float[Array, "B N T S"]:
+    qbar: Float[ArrayLike, "B N T R"], kbar: Float[ArrayLike, "B N S R"], head_dim: int
+) -> Float[ArrayLike, "B N T S"]:
     """Unmasked routing logits r_ij = q̄_i·K̄_j/√d in float32."""
     return jnp.einsum("bntr,bnsr->bnts", qbar, kbar, preferred_element_type=jnp.float32) * head_dim**-0.5
 
 
 def routing_logits(
-    q: Float[Array, "B TP N H"],
-    k: Float[Array, "B TP N H"],
+    q: Float[ArrayLike, "B TP N H"],
+    k: Float[ArrayLike, "B TP N H"],
     P: int,
-    seg: Int[Array, "B T"] | None = None,
-    valid: Bool[Array, "B T"] | None = None,
+    seg: Int[ArrayLike, "B T"] | None = None,
+    valid: Bool[ArrayLike, "B T"] | None = None,
     *,
     pool: str = "mean",
-) -> Float[Array, "B N T T"]:
+) -> Float[ArrayLike, "B N T T"]:
     """Routing logits (step 2): q̄_i·K̄_j/√d for history frames j < i of the same segment with
     ``valid[j]``; −inf elsewhere (including the diagonal: the own frame is added by selection)."""
     b, n_tok = q.shape[:2]
@@ -80,8 +80,8 @@ def routing_logits(
 
 
 def default_seg_valid(
-    batch: int, frames: int, seg: Int[Array, "B T"] | None, valid: Bool[Array, "B T"] | None
-) -> tuple[Int[Array, "B T"], Bool[Array, "B T"]]:
+    batch: int, frames: int, seg: Int[ArrayLike, "B T"] | None, valid: Bool[ArrayLike, "B T"] | None
+) -> tuple[Int[ArrayLike, "B T"], Bool[ArrayLike, "B T"]]:
     """One segment and all frames valid unless given; shapes are checked."""
     seg = jnp.zeros((batch, frames), jnp.int32) if seg is None else jnp.asarray(seg, jnp.int32)
     valid = jnp.ones((batch, frames), bool) if valid is None else jnp.asarray(valid, bool)
@@ -92,8 +92,8 @@ def default_seg_valid(
 
 
 def segment_first_frame(
-    seg_q: Int[Array, "B T"], seg_k: Int[Array, "B S"], valid_k: Bool[Array, "B S"]
-) -> Int[Array, "B T"]:
+    seg_q: Int[ArrayLike, "B T"], seg_k: Int[ArrayLike, "B S"], valid_k: Bool[ArrayLike, "B S"]
+) -> Int[ArrayLike, "B T"]:
     """Index on the key axis of the first valid frame of each query frame's segment (S if none)."""
     s = seg_k.shape[-1]
     same = (seg_q[:, :, None] == seg_k[:, None, :]) & valid_k[:, None, :]
@@ -101,14 +101,14 @@ def segment_first_frame(
 
 
 def select_from_logits(
-    logits: Float[Array, "B N T S"],
+    logits: Float[ArrayLike, "B N T S"],
     k_frames: int,
-    q_frames: Int[Array, "B T"],
-    first: Int[Array, "B T"],
+    q_frames: Int[ArrayLike, "B T"],
+    first: Int[ArrayLike, "B T"],
     *,
     force_first: bool = False,
     force_prev: bool = False,
-) -> tuple[Int[Array, "B N T K"], Int[Array, "B N T"]]:
+) -> tuple[Int[ArrayLike, "B N T K"], Int[ArrayLike, "B N T"]]:
     """Selection S_i = {i} ∪ Forced_i ∪ TopK_{j ∉ Forced_i}(r_i·, k) on a general key axis (step 3).
 
     ``logits`` are −inf where j is not an allowed history frame. Forced frames are taken only when
@@ -146,14 +146,14 @@ def select_from_logits(
 
 
 def select_frames(
-    logits: Float[Array, "B N T T"],
+    logits: Float[ArrayLike, "B N T T"],
     k: int,
-    seg: Int[Array, "B T"] | None = None,
+    seg: Int[ArrayLike, "B T"] | None = None,
     force_first: bool = False,
     force_prev: bool = False,
     *,
-    valid: Bool[Array, "B T"] | None = None,
-) -> tuple[Int[Array, "B N T K"], Int[Array, "B N T"]]:
+    valid: Bool[ArrayLike, "B T"] | None = None,
+) -> tuple[Int[ArrayLike, "B N T K"], Int[ArrayLike, "B N T"]]:
     """``sel`` [B,N,T,S_max] int32 (ascending, −1 padded) and ``num_sel`` [B,N,T] for a whole clip.
 
     ``seg`` finds each segment's first frame for ``force_first`` (``valid`` skips padding frames).
@@ -167,7 +167,9 @@ def select_frames(
     return select_from_logits(logits, k, frames, first, force_first=force_first, force_prev=force_prev)
 
 
-def inverse_selection(sel: Int[Array, "B N T K"], T: int) -> tuple[Int[Array, "B N T T"], Int[Array, "B N T"]]:
+def inverse_selection(
+    sel: Int[ArrayLike, "B N T K"], T: int
+) -> tuple[Int[ArrayLike, "B N T T"], Int[ArrayLike, "B N T"]]:
     """For each key frame j: the query frames that selected it, ascending, −1 padded, and their count.
 
     ``inv[b, n, j, r]`` is the r-th query frame i with j ∈ S_i (r < ``inv_cnt[b, n, j]``). Computed in
@@ -180,12 +182,12 @@ def inverse_selection(sel: Int[Array, "B N T K"], T: int) -> tuple[Int[Array, "B
     return inv, jnp.sum(chosen_t, axis=-1).astype(jnp.int32)
 
 
-def selection_membership(sel: Int[Array, "B N T K"], num_keys: int) -> Bool[Array, "B N T S"]:
+def selection_membership(sel: Int[ArrayLike, "B N T K"], num_keys: int) -> Bool[ArrayLike, "B N T S"]:
     """member[..., i, j] = j ∈ S_i (padding slots never match)."""
     return jnp.any(sel[..., None] == jnp.arange(num_keys), axis=-2)
 
 
-def routing_entropy(sel: Int[Array, "B N T K"], T: int) -> Float[Array, ""]:
+def routing_entropy(sel: Int[ArrayLike, "B N T K"], T: int) -> Float[ArrayLike, ""]:
     """Normalised entropy of the selected-history-frame histogram, averaged over query frames i ≥ 2.
 
     Histograms count, over batch and heads, how often each earlier frame j < i is selected by frame i
@@ -203,8 +205,8 @@ def routing_entropy(sel: Int[Array, "B N T K"], T: int) -> Float[Array, ""]:
 
 
 def routing_recall(
-    sel: Int[Array, "B N T K"], target_frame: Int[Array, " B"], query_frame: int = -1
-) -> Float[Array, ""]:
+    sel: Int[ArrayLike, "B N T K"], target_frame: Int[ArrayLike, " B"], query_frame: int = -1
+) -> Float[ArrayLike, ""]:
     """Fraction of examples whose ``target_frame`` is selected by ``query_frame`` in any head."""
     row = sel[:, :, query_frame, :]  # [B,N,K]
     return jnp.mean(jnp.any(row == target_frame[:, None, None], axis=(1, 2)).astype(jnp.float32))

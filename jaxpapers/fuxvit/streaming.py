@@ -17,7 +17,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-from jaxtyping import Array, Float
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.model import FuxViT
@@ -27,10 +26,10 @@ from jaxpapers.fuxvit.tokenizer import check_clip_shape
 def encode_streaming(
     model: FuxViT,
     params: Any,
-    frames_iter: Iterable[Float[Array, "B F Hpx Wpx ch"]],
+    frames_iter: Iterable[Any],  # chunks [B, F, Hpx, Wpx, ch]; F may differ from chunk to chunk
     *,
     max_frames: int,
-) -> dict[str, jax.Array]:
+) -> dict[str, Any]:
     """Encodes a stream of clip chunks [B, t_p·c, Hpx, Wpx, ch] (any c ≥ 1 per chunk) frame-causally.
 
     ``params`` are the model variables (``{"params": ...}``). Returns ``dict(tokens [B, T, P, D],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import einops
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float, Int
+from jaxtyping import Array, ArrayLike, Float, Int
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.nn import apply_rotary, rope_angles
@@ -51,7 +51,7 @@ def unpatchify(
     )
 
 
-def images_to_clips(images: Float[Array, "B Hpx Wpx ch"], tubelet: int) -> Float[Array, "B F Hpx Wpx ch"]:
+def images_to_clips(images: Float[ArrayLike, "B Hpx Wpx ch"], tubelet: int) -> Float[ArrayLike, "B F Hpx Wpx ch"]:
     """An image is repeated to t_p raw frames, so it is one tubelet frame (T = 1); NumPy in, NumPy out."""
     xp = np if isinstance(images, np.ndarray) else jnp
     return xp.repeat(images[:, None], tubelet, axis=1)

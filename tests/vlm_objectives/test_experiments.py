@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from jaxpapers.core import budgets, registry, sim, verify
 from jaxpapers.core import config as config_lib
-from jaxpapers.core import registry, sim, verify
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.vlm_objectives import closed_form as cf
@@ -91,8 +91,8 @@ def cov_arrays(cov, i=None):
 def test_claim_ids_are_the_spec_rows():
     claims = registry.claims_of("vlm_objectives")
     assert [c.name for c in claims] == SPEC_IDS
-    assert all(c.budget_s["quick"] <= 60 for c in claims)
-    assert sum(c.budget_s["quick"] for c in claims) <= 240
+    assert all(c.budget_s["quick"] <= budgets.OVER_HARD_LIMIT.get(c.id, (60,))[0] for c in claims)
+    assert sum(c.budget_s["quick"] for c in claims) <= budgets.budget("vlm_objectives").verify_s
 
 
 @pytest.mark.parametrize("name", CONFIGS)
