@@ -60,7 +60,7 @@ print("phase ends V_p:", sched.V, " horizon T under", pc.deadlines[-1], "=", sch
 # L_{j_p, m_p}; the KM generator (G1) outputs only its elements while the deadlines of all ranks ≤ V_p expire.
 # The hedging generator G2 gives K = U a (1+δ)/g share of its slots and meets every deadline.
 
-# %%
+# %% tags=["key-figure"]
 runs = tg.run_experiment(pc, generators=("critical", "echo", "hedge"))
 f = pc.deadlines[-1]
 curves = {f"{g} ({f})": runs["density_curves"][f"{g}/{f}"] for g in ("critical", "echo", "hedge")}

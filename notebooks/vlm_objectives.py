@@ -73,10 +73,10 @@ with jax.enable_x64(True):  # closed forms in float64, scoped (never the global 
 # Lines are exact (population covariances); dots use n sampled pairs; dotted verticals are the predicted
 # steps (`spectra.staircase_thresholds`).
 
-# %%
+# %% tags=["key-figure"]
 staircase.figures["staircase"]
 
-# %% tags=["key-figure"]
+# %%
 m = staircase.measured
 print(
     "CCA family steps        predicted",
