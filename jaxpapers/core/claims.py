@@ -47,7 +47,9 @@ class Measurement:
     ``measured`` and ``predicted`` are scalars, arrays or dicts of them (predicates pick a key with
     ``on=``). ``stderr`` is the standard error of ``measured`` where it is an estimate; ``n`` the
     number of samples or instances behind it. ``figures`` maps a name to a matplotlib Figure; the
-    runner saves them as PNG. ``details`` holds anything else worth printing or keeping in JSON.
+    runner saves them as PNG. ``captions`` maps the same names to one or two sentences saying what a
+    reader should look for (``report.md`` prints each under its figure; every figure needs one).
+    ``details`` holds anything else worth printing or keeping in JSON.
     """
 
     measured: Any
@@ -56,6 +58,7 @@ class Measurement:
     n: int | None = None
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
     figures: dict[str, Any] = dataclasses.field(default_factory=dict)
+    captions: dict[str, str] = dataclasses.field(default_factory=dict)
     preset: str | None = None  # set by the runner before the predicate is evaluated
 
 

@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import datetime
 import faulthandler
+import itertools
 import json
 import os
 import platform
@@ -60,6 +61,7 @@ class ClaimResult:
     n: int | None = None
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
     figures: list[str] = dataclasses.field(default_factory=list)
+    captions: list[str] = dataclasses.field(default_factory=list)  # one per figure ("" where none was given)
     error: str | None = None
 
 
@@ -143,6 +145,7 @@ def run_claim(
         res.n = m.n
         res.details = _jsonable(m.details)
         res.figures = _save_figures(m.figures, claim, out_dir)
+        res.captions = [m.captions.get(name, "") for name in m.figures] if res.figures else []
     except ClaimSkipped as e:
         res.seconds = time.perf_counter() - start
         res.verdict, res.reason = "skipped", str(e)
@@ -329,10 +332,11 @@ def markdown_report(results: Sequence[ClaimResult], env: dict[str, Any]) -> str:
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"- `{r.id}` ({r.verdict}): {_md(r.reason)}" for r in notes]
-    figs = [(r.id, f) for r in results for f in r.figures]
+    figs = [(r.id, f, c) for r in results for f, c in itertools.zip_longest(r.figures, r.captions, fillvalue="")]
     if figs:
         lines += ["", "## Figures", ""]
-        lines += [f"![{cid}]({f})" for cid, f in figs]
+        for cid, f, caption in figs:
+            lines += [f"![{cid}]({f})", "", f"*`{cid}`* — {_md(caption) or 'no caption'}", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -28,7 +28,14 @@ def claim(name, experiment, predicate=None, **kw):
 def exact(cfg, key):
     fig, ax = plt.subplots()
     ax.plot([0, 1])
-    return Measurement(measured=0.75, predicted=0.75, n=10, details={"arr": jnp.arange(3)}, figures={"curve": fig})
+    return Measurement(
+        measured=0.75,
+        predicted=0.75,
+        n=10,
+        details={"arr": jnp.arange(3)},
+        figures={"curve": fig},
+        captions={"curve": "the dot sits at 3/4"},
+    )
 
 
 def wrong(cfg, key):
@@ -101,6 +108,17 @@ def test_reports_are_written(tmp_path):
     assert (tmp_path / data["results"][0]["figures"][0]).is_file()
     md = paths["markdown"].read_text()
     assert "| `example/A` | 0.75 | 0.75 |" in md and "**fail**" in md and "![example/A]" in md
+    assert "*`example/A`* — the dot sits at 3/4" in md  # each figure's caption under it
+
+
+def test_a_figure_without_a_caption_says_so_in_the_report(tmp_path):
+    def uncaptioned(cfg, key):
+        fig = plt.figure()
+        return Measurement(measured=1.0, predicted=1.0, figures={"plain": fig})
+
+    results = verify.run([claim("U", uncaptioned)], "tiny", out_dir=tmp_path, progress=False)
+    assert results[0].captions == [""]
+    assert "*`example/U`* — no caption" in verify.write_reports(results, tmp_path)["markdown"].read_text()
 
 
 def test_format_value():
