@@ -7,7 +7,6 @@ statements say so); D1–D4, D6 and D7 are about measured game values and regret
 
 from __future__ import annotations
 
-from jaxpapers.adversary_directed.experiments import agnostic, dimensions, exact, regimes
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, Claim, Close, SlopeIn
 
 CLAIMS = [
@@ -19,7 +18,7 @@ CLAIMS = [
         "classes T ≤ 8; Ldim/2 ≤ randomized ≤ deterministic; values are non-decreasing in T; TD ≤ AD ≤ standard",
         source="spec 'The game' (our formalization of the abstract; identity AD = Ldim(H|S) ours)",
         kind="guarantee",
-        experiment=exact.measure,
+        experiment=".experiments.exact:measure",
         config="adversary_directed/exact",
         predicate=AllOf(
             AllHold(on="det_mismatches"),
@@ -38,7 +37,7 @@ CLAIMS = [
         "(k = 2, 3), and the randomized value of singletons is 1 − 2^−T",
         source="seed abstract (trichotomy); values: our exact solver",
         kind="closed_form",
-        experiment=regimes.measure_constant,
+        experiment=".experiments.regimes:measure_constant",
         config="adversary_directed/regimes",
         predicate=AllOf(
             Close(on="singletons"),
@@ -56,7 +55,7 @@ CLAIMS = [
         "VC·log2(T+1); value(T_max) > value(⌈T_max/4⌉); slope against log2(T+1) at T ∈ {1, 3, 7} in [0.75, 2.5]",
         source="seed abstract (trichotomy); sequences: spec D3 (exact solver)",
         kind="scaling",
-        experiment=regimes.measure_log,
+        experiment=".experiments.regimes:measure_log",
         config="adversary_directed/regimes",
         predicate=AllOf(
             Close(on="thresholds"),
@@ -76,7 +75,7 @@ CLAIMS = [
         "dimension is 1 at every T",
         source="seed abstract (trichotomy); prefix class: spec construction",
         kind="closed_form",
-        experiment=regimes.measure_linear,
+        experiment=".experiments.regimes:measure_linear",
         config="adversary_directed/regimes",
         predicate=AllOf(
             Close(on="all_subsets"),
@@ -96,7 +95,7 @@ CLAIMS = [
         "prefix class: Natarajan 1 but PLdim T (Natarajan does not decide the linear regime)",
         source="seed abstract ('perfect Littlestone dimension'); definition and tests: our reconstruction",
         kind="ordering",
-        experiment=dimensions.measure_regimes,
+        experiment=".experiments.dimensions:measure_regimes",
         config="adversary_directed/dimensions",
         predicate=AllOf(
             AllHold(on="regime_mismatches"),
@@ -113,7 +112,7 @@ CLAIMS = [
         "(domain [2^T − 1], instances not announced, horizon T) but only ⌊log2(T+1)⌋ adversary-directed (T = 1..9)",
         source="seed abstract; Littlestone 1988 (standard online thresholds)",
         kind="closed_form",
-        experiment=regimes.measure_online,
+        experiment=".experiments.regimes:measure_online",
         config="adversary_directed/regimes",
         predicate=AllOf(Close(on="standard"), Close(on="adversary_directed")),
         budget_s={"quick": 20},
@@ -127,7 +126,7 @@ CLAIMS = [
         "PerfectTreeRandom) regret ≥ 0.45·T at every T and the slope is ≥ 0.95",
         source="seed abstract (agnostic Θ(T) vs Θ̃(√T)); Hedge bound: Cesa-Bianchi & Lugosi 2006",
         kind="scaling",
-        experiment=agnostic.measure,
+        experiment=".experiments.agnostic:measure",
         config="adversary_directed/agnostic",
         predicate=AllOf(
             AllHold(on="bound_violations"),
@@ -146,7 +145,7 @@ CLAIMS = [
         "for the prefix class TD = AD = T (the gap is specific to adaptive orders)",
         source="spec 'Perfect Littlestone dimension' (our construction); LCdim: Hanneke et al. 2024 (as read)",
         kind="ordering",
-        experiment=dimensions.measure_transductive_gap,
+        experiment=".experiments.dimensions:measure_transductive_gap",
         config="adversary_directed/dimensions",
         predicate=AllOf(
             Close(on="ad"),

@@ -6,7 +6,6 @@ the later claims of a group take well under a second; each budget covers a claim
 
 from __future__ import annotations
 
-from jaxpapers.comonet.experiments import certification, smnn, synthetic, tabular
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim
 
 _SRC = "COMONet abstract (ICLR 2026 submission 17391)"
@@ -19,7 +18,7 @@ CLAIMS = [
         "COMONet finds no violation above 1e-9·(1 + max|f|) and no negative monotone difference",
         source=f"{_SRC}: 'guarantees by construction'; proof sketch in model.py (our reconstruction)",
         kind="guarantee",
-        experiment=certification.measure_by_construction,
+        experiment=".experiments.certification:measure_by_construction",
         config="comonet/certify",
         predicate=AllOf(Below(1e-9, on="worst_relative"), AllHold(on="mono_violations")),
         budget_s={"quick": 50},
@@ -30,7 +29,7 @@ CLAIMS = [
         "trained COMONet with exp replaced by the identity in its last convex layer it finds violations > 1e-3",
         source="our construction (negative controls for the certifier)",
         kind="guarantee",
-        experiment=certification.measure_controls,
+        experiment=".experiments.certification:measure_controls",
         config="comonet/certify",
         predicate=AllOf(Above(1e-3, on="mlp_worst", strict=True), Above(1e-3, on="mutant_worst", strict=True)),
         budget_s={"quick": 40},
@@ -44,7 +43,7 @@ CLAIMS = [
         "the float32 difference is a few ulps and is reported)",
         source=f"{_SRC}: 'full or partial configuration'; SMNN (Kim & Lee, ICLR 2024)",
         kind="closed_form",
-        experiment=smnn.measure,
+        experiment=".experiments.smnn:measure",
         config="comonet/smnn",
         predicate=Below(1e-6, on="max_abs_diff"),
         budget_s={"quick": 10},
@@ -57,7 +56,7 @@ CLAIMS = [
         "RMSE(MLP) (quick), ≤ 1.05 × (full)",
         source=f"{_SRC}: 'accuracy comparable to benchmarks' (synthetic function: our construction)",
         kind="reproduction",
-        experiment=synthetic.measure_accuracy,
+        experiment=".experiments.synthetic:measure_accuracy",
         config="comonet/synthetic",
         predicate=ByPreset(Below(1.10, on="rmse_ratio"), full=Below(1.05, on="rmse_ratio")),
         budget_s={"quick": 45},
@@ -68,7 +67,7 @@ CLAIMS = [
         "seeds); the MLP violates a declared shape at ≥ 1% of test points, COMONet at none",
         source=f"{_SRC}: 'robust to noise'",
         kind="ordering",
-        experiment=synthetic.measure_robustness,
+        experiment=".experiments.synthetic:measure_robustness",
         config="comonet/synthetic",
         predicate=AllOf(
             Below(0.90, on="rmse_ratio"),
@@ -86,7 +85,7 @@ CLAIMS = [
         source="our construction (consequence of guarantees that hold outside the data); criterion revised in "
         "issue 12: the spec's RMSE_out ratio has no power at 3 seeds",
         kind="ordering",
-        experiment=synthetic.measure_extrapolation,
+        experiment=".experiments.synthetic:measure_extrapolation",
         config="comonet/synthetic",
         predicate=AllOf(
             AllHold(on="tangent_violations"),
@@ -101,7 +100,7 @@ CLAIMS = [
         "≤ 1.10 × the MLP's (quick: fold 0 of 5 × 3 seeds); skipped without scikit-learn",
         source=f"{_SRC}: 'accuracy comparable to benchmarks' (offline stand-in: our choice)",
         kind="reproduction",
-        experiment=tabular.measure_diabetes,
+        experiment=".experiments.tabular:measure_diabetes",
         config="comonet/diabetes",
         predicate=Below(1.10, on="mse_ratio"),
         budget_s={"quick": 20},
@@ -112,7 +111,7 @@ CLAIMS = [
         "the Constrained Monotonic NN numbers, or better (margin ≥ 0 per dataset)",
         source=f"{_SRC}: 'accuracy comparable to benchmarks'; numbers from Runje & Shankaranarayana (ICML 2023)",
         kind="reproduction",
-        experiment=tabular.measure_benchmarks,
+        experiment=".experiments.tabular:measure_benchmarks",
         config="comonet/benchmarks",
         predicate=AllOf(*(Above(0.0, on=name) for name in ("auto_mpg", "heart", "compas", "blog", "loan"))),
         budget_s={"full": 3600},

@@ -8,7 +8,6 @@ needs another criterion). Claim ids are literal strings ``"<slug>/<ID>-<name>"``
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllOf, Below, ByPreset, Claim, Report
-from jaxpapers.example.experiments import copy_task
 
 CLAIMS = [
     Claim(
@@ -17,7 +16,7 @@ CLAIMS = [
         "loss on the copied half falls from chance (ln 16 = 2.77 nats) to near zero and the accuracy to near 1",
         source="worked example (not a paper claim)",
         kind="reproduction",
-        experiment=copy_task.measure,
+        experiment=".experiments.copy_task:measure",
         config="example/copy",
         predicate=ByPreset(
             AllOf(Below(0.05, on="eval_loss"), Above(0.99, on="eval_accuracy")),

@@ -10,7 +10,6 @@ E9 is report-only. Each claim names its experiment's ``measure`` function; thres
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllOf, Below, Claim, Close, Divergent, InRange, Report
-from jaxpapers.llm_economics.experiments import compute_bound, data_bound, frontier, inference, statics, trends
 
 RECON = "our reconstruction (spec 'Firm model')"
 
@@ -22,7 +21,7 @@ CLAIMS = [
         "1.93665 (sanity of law + solver, revenue off)",
         source="Hoffmann et al. 2022 Approach 3; Besiroglu et al. 2024 (background of the paper)",
         kind="closed_form",
-        experiment=frontier.measure,
+        experiment=".experiments.frontier:measure",
         config="llm_economics/frontier",
         predicate=AllOf(
             Close(atol=1e-4, on="slope_besiroglu"),
@@ -40,7 +39,7 @@ CLAIMS = [
         "1.80413, 0.80413), the closed form (a, b, 1, γλ)/(1−γλ); the solver starts off the closed form",
         source="paper abstract (qualitative); exponents: " + RECON + ", our closed form",
         kind="scaling",
-        experiment=compute_bound.measure_exponents,
+        experiment=".experiments.compute_bound:measure_exponents",
         config="llm_economics/compute_bound",
         predicate=AllOf(
             Close(atol=2e-3, on="e_N"),
@@ -62,7 +61,7 @@ CLAIMS = [
         "D* = 6.7624e12, spend = $3.2459e7 (rel 1e-6) and training spend / revenue = γλ = 0.445716",
         source=RECON + ", our closed form",
         kind="closed_form",
-        experiment=compute_bound.measure_calibration,
+        experiment=".experiments.compute_bound:measure_calibration",
         config="llm_economics/compute_bound",
         predicate=AllOf(
             Close(rtol=1e-6, on="N"),
@@ -84,7 +83,7 @@ CLAIMS = [
         "ours gives e_N = 0.953, e_D = 0.874, e_C = 1.827 (± 0.01); qualitatively e_N ∈ [0.9, 1], e_C < 2",
         source="paper abstract (qualitative); numbers: " + RECON,
         kind="scaling",
-        experiment=inference.measure,
+        experiment=".experiments.inference:measure",
         config="llm_economics/inference",
         predicate=AllOf(
             Close(atol=0.01, on="e_N"),
@@ -102,7 +101,7 @@ CLAIMS = [
         "and spend ×4.589 (ρ = 0), ×2.227 and ×1.999 (ρ = 2e5), rel 1%; both > 1",
         source="paper abstract; ratios: " + RECON,
         kind="ordering",
-        experiment=statics.measure_data_efficiency,
+        experiment=".experiments.statics:measure_data_efficiency",
         config="llm_economics/statics",
         predicate=AllOf(
             Close(rtol=0.01, on="N_ratio"),
@@ -119,7 +118,7 @@ CLAIMS = [
         "(ρ = 0) / ×0.910 (ρ = 2e5), rel 1%; agrees with the paper",
         source="author thread; ratios: " + RECON,
         kind="ordering",
-        experiment=statics.measure_param_size,
+        experiment=".experiments.statics:measure_param_size",
         config="llm_economics/statics",
         predicate=AllOf(Close(rtol=0.01, on="N_ratio"), Below(1.0, on="N_ratio_all", strict=True)),
         budget_s={"quick": 10},
@@ -131,7 +130,7 @@ CLAIMS = [
         "DISAGREES: A → A/2 multiplies D* by 5.77 / 5.71 and spend by 4.97 / 5.20 (ρ = 0 / 2e5), rel 1%",
         source="author thread; ratios: " + RECON,
         kind="ordering",
-        experiment=statics.measure_param_data_spend,
+        experiment=".experiments.statics:measure_param_data_spend",
         config="llm_economics/statics",
         predicate=Divergent(
             ours=AllOf(
@@ -152,7 +151,7 @@ CLAIMS = [
         "with 20 tokens per parameter exactly (2, −1)",
         source="paper abstract; hard cap: " + RECON,
         kind="scaling",
-        experiment=data_bound.measure_hard_cap,
+        experiment=".experiments.data_bound:measure_hard_cap",
         config="llm_economics/data_bound",
         predicate=AllOf(
             InRange(1.0, 1.0 + 1e-6, on="cap_ratio_min"),
@@ -171,7 +170,7 @@ CLAIMS = [
         "the firm picks N and epochs) ours DISAGREES: spend slopes ≈ 1.31 in D and ≈ −0.33 in E (± 0.05)",
         source="paper abstract; soft cap: " + RECON + " with Muennighoff et al. 2023",
         kind="scaling",
-        experiment=data_bound.measure_soft_cap,
+        experiment=".experiments.data_bound:measure_soft_cap",
         config="llm_economics/data_bound",
         predicate=Divergent(
             ours=AllOf(
@@ -191,7 +190,7 @@ CLAIMS = [
         "×2.4/yr vs FLOP/$ doubling every 2-2.5 yr) and the γ that would match them",
         source="Cottier et al. 2024 (Epoch AI); ML GPU price-performance trend; " + RECON,
         kind="reproduction",
-        experiment=trends.measure,
+        experiment=".experiments.trends:measure",
         config="llm_economics/trends",
         predicate=Report("report only: γ needed to match e_$ = ln 2.4 / ln g_E"),
         budget_s={"quick": 5},

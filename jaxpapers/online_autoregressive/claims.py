@@ -8,10 +8,9 @@ log ceiling without its constant; O6 is a measured proxy (halving against one ad
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim, Close, SlopeIn
-from jaxpapers.online_autoregressive.experiments import enumeration, latch, ltf, taxonomy
 
 
-def _scaling_claim(claim_id: str, learner: str, experiment) -> Claim:
+def _scaling_claim(claim_id: str, learner: str, experiment: str) -> Claim:
     """O6 split by feedback (O6a E2E, O6b CoT): the spec's criterion, unchanged, for each."""
     bounded = (Below(0.0, on="max_minus_log2_n"), Below(2.0, on="max_over_min_over_m"))
     fit = (Above(0.0, on="fit_a", strict=True), Above(0.95, on="fit_r2"), Above(0.5, on="fit_quad_share"))
@@ -38,7 +37,7 @@ CLAIMS = [
         "latch adversary; mistakes grow with slope 1 in log2 M",
         source="arXiv 2605.06819 (E2E rates up to log M); latch construction and closed form: spec Family 1",
         kind="scaling",
-        experiment=latch.measure_e2e_rate,
+        experiment=".experiments.latch:measure_e2e_rate",
         config="online_autoregressive/latch",
         predicate=AllOf(
             Close(on="exact_ldim"),
@@ -56,7 +55,7 @@ CLAIMS = [
         "against random targets and prompts, while E2E learners in the same games make 1 + ⌊log2 M⌋",
         source="arXiv 2605.06819 (CoT bound independent of M); CoTSOA argument: spec",
         kind="guarantee",
-        experiment=latch.measure_cot,
+        experiment=".experiments.latch:measure_cot",
         config="online_autoregressive/latch",
         predicate=AllOf(
             Close(on="cot_latch_mistakes"),
@@ -74,7 +73,7 @@ CLAIMS = [
         "pow2 ≤ squares ≤ ℕ for M ≥ 16 with strict gaps at the largest M",
         source="arXiv 2605.06819 (rates between constant and log M); families: spec Family 1",
         kind="ordering",
-        experiment=taxonomy.measure_taxonomy,
+        experiment=".experiments.taxonomy:measure_taxonomy",
         config="online_autoregressive/taxonomy",
         predicate=AllOf(
             Below(0, on="excess_over_ceiling"),
@@ -92,7 +91,7 @@ CLAIMS = [
         "M ∈ {1, 2, 3, 4, 8, 16} (a sanity check of the paper's O(Ldim(F)·log M) ceiling without its constant)",
         source="arXiv 2605.06819 (log ceiling; constant not retrieved)",
         kind="guarantee",
-        experiment=taxonomy.measure_ceiling,
+        experiment=".experiments.taxonomy:measure_ceiling",
         config="online_autoregressive/ceiling",
         predicate=AllOf(AllHold(on="violations"), Below(1.0, on="max_ratio")),
         budget_s={"quick": 10},
@@ -105,7 +104,7 @@ CLAIMS = [
         "(2,1,1,1,1), d=2 (3,2,2,2,2), d=3 (6,4,4,4,3), each ≤ Ldim(LTF_d)",
         source="arXiv 2605.06819 (Θ(d²) for every M); exact values: spec prototype",
         kind="closed_form",
-        experiment=ltf.measure_exact,
+        experiment=".experiments.ltf:measure_exact",
         config="online_autoregressive/ltf_exact",
         predicate=AllOf(
             Close(on="e2e_ldim"),
@@ -119,13 +118,13 @@ CLAIMS = [
     _scaling_claim(
         "online_autoregressive/O6a-ltf-e2e-scaling",
         "E2E halving over the induced class",
-        ltf.measure_games_e2e,
+        ".experiments.ltf:measure_games_e2e",
     ),
     _scaling_claim(
         "online_autoregressive/O6b-ltf-cot-scaling",
         "CoT halving over the base class (chain updates; the greedy adversary reveals the most common chain that "
         "contradicts the prediction)",
-        ltf.measure_games_cot,
+        ".experiments.ltf:measure_games_cot",
     ),
     Claim(
         id="online_autoregressive/O7-ltf-count",
@@ -133,7 +132,7 @@ CLAIMS = [
         "functions: 4, 14, 104, 1882, 94572 for d = 1..5 (15028134 for d = 6, full preset)",
         source="OEIS A000609; spec Family 2",
         kind="closed_form",
-        experiment=enumeration.measure_counts,
+        experiment=".experiments.enumeration:measure_counts",
         config="online_autoregressive/enumeration",
         predicate=Close(on="counts"),
         budget_s={"quick": 15},

@@ -9,7 +9,6 @@ equilibrium as α → 0 against the first-price limit derived in the README.
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, Claim, Close, InRange, Ordered
-from jaxpapers.resource_allocation.experiments import audit, budgets, efficiency, first_price, revenue
 
 CLAIMS = [
     Claim(
@@ -18,7 +17,7 @@ CLAIMS = [
         "(3n+2)/(4n+2) (n = 1, 2, 10, 100, 1000) and tends to 3/4",
         source="Johari & Tsitsiklis 2004 (3/4 bound, tight); closed form ours",
         kind="closed_form",
-        experiment=efficiency.measure_kelly_tight_family,
+        experiment=".experiments.efficiency:measure_kelly_tight_family",
         config="resource_allocation/poa",
         predicate=AllOf(Below(1e-8, on="max_abs_err"), InRange(0.75, 0.7502, on="ratio_n1000")),
         budget_s={"quick": 10},
@@ -31,7 +30,7 @@ CLAIMS = [
         "(linear/power/log valuations, 2-8 agents)",
         source="Johari & Tsitsiklis 2004, Thm 3",
         kind="guarantee",
-        experiment=efficiency.measure_kelly_bound,
+        experiment=".experiments.efficiency:measure_kelly_bound",
         config="resource_allocation/poa",
         predicate=Above(0.75 - 1e-6, on="min_ratio"),
         budget_s={"quick": 30},
@@ -44,7 +43,7 @@ CLAIMS = [
         "(α ∈ {1, .5, .25, .1, .01}) on random concave instances",
         source="arXiv 2606.06151, PoA theorem (abstract/summaries); α-family reconstructed by us",
         kind="guarantee",
-        experiment=efficiency.measure_alpha_bound,
+        experiment=".experiments.efficiency:measure_alpha_bound",
         config="resource_allocation/poa",
         predicate=Above(-1e-6, on="min_margin"),
         budget_s={"quick": 30},
@@ -57,7 +56,7 @@ CLAIMS = [
         "exceeds the bound, decreases strictly in n, is within 2e-4 of it at n = 1000 and the gap shrinks like 1/n",
         source="arXiv 2606.06151 (tightness); tight family our derivation",
         kind="scaling",
-        experiment=efficiency.measure_alpha_tight,
+        experiment=".experiments.efficiency:measure_alpha_tight",
         config="resource_allocation/poa",
         predicate=AllOf(
             Above(0.0, on="min_gap", strict=True),
@@ -75,7 +74,7 @@ CLAIMS = [
         "efficiency (random instances and tight family) decreases strictly in α and is ≥ 0.99 at α = 0.01",
         source="arXiv 2606.06151 (abstract: efficiency → 1 as α → 0)",
         kind="ordering",
-        experiment=efficiency.measure_alpha_monotone,
+        experiment=".experiments.efficiency:measure_alpha_monotone",
         config="resource_allocation/poa",
         predicate=AllOf(Ordered("decreasing", on="worst"), Above(0.99, on="worst_at_smallest_alpha")),
         budget_s={"quick": 35},
@@ -88,7 +87,7 @@ CLAIMS = [
         "gains more than 1e-9, and an equilibrium computed from best replies alone agrees to 1e-6",
         source="spec 'Exact equilibrium solver' (cross-checks; ours)",
         kind="guarantee",
-        experiment=audit.measure,
+        experiment=".experiments.audit:measure",
         config="resource_allocation/audit",
         predicate=AllOf(Below(1e-9, on="max_deviation_gain"), Below(1e-6, on="max_abs_x_diff")),
         budget_s={"quick": 30},
@@ -101,7 +100,7 @@ CLAIMS = [
         "least VCG revenue/(1+α), with equality for two identical linear agents",
         source="our conjecture; cf. Mirrokni, Muthukrishnan & Nadav 2010 (quasi-proportional revenue)",
         kind="guarantee",
-        experiment=revenue.measure,
+        experiment=".experiments.revenue:measure",
         config="resource_allocation/revenue",
         predicate=AllOf(Close(atol=1e-8, on="two_linear_ratio"), Above(-1e-6, on="random_margin")),
         budget_s={"quick": 20},
@@ -116,7 +115,7 @@ CLAIMS = [
         source="Caragiannis & Voudouris EC 2018 (Kelly: 2); arXiv 2606.06151 ('nearly optimal'); "
         "budget-constrained equilibrium our derivation",
         kind="guarantee",
-        experiment=budgets.measure_liquid_welfare,
+        experiment=".experiments.budgets:measure_liquid_welfare",
         config="resource_allocation/budgets",
         predicate=AllOf(
             Above(0.5 - 1e-6, on="min_ratio_kelly"),
@@ -134,7 +133,7 @@ CLAIMS = [
         "capping iteration run to convergence",
         source="our construction (spec 'Budget feasibility with public budgets')",
         kind="guarantee",
-        experiment=budgets.measure_budget_feasible,
+        experiment=".experiments.budgets:measure_budget_feasible",
         config="resource_allocation/budgets",
         predicate=AllOf(
             AllHold(on="payment_violations"),
@@ -154,7 +153,7 @@ CLAIMS = [
         "limit shrink in proportion to α, and the efficiency loss shrinks and stays below α",
         source="arXiv 2606.06151 (abstract: first price as α → 0); limit derived by us, computed in NumPy",
         kind="scaling",
-        experiment=first_price.measure,
+        experiment=".experiments.first_price:measure",
         config="resource_allocation/first_price",
         predicate=AllOf(
             Ordered("decreasing", on="median_price_err"),

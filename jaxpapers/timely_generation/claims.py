@@ -7,7 +7,6 @@ Experiments live in :mod:`experiments`; the predicates below decide. The formal 
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim, Close
-from jaxpapers.timely_generation.experiments import hedging, impossibility, sanity
 
 _SRC = "arXiv 2605.11302 (abstract); spec timely_generation"
 
@@ -18,7 +17,7 @@ CLAIMS = [
         "f(n) = n has timely density d_f(n) = 1 at every scale with f(n) ≤ T and hallucination rate h ≡ 0",
         source=_SRC + " (sanity)",
         kind="guarantee",
-        experiment=sanity.measure_oracle,
+        experiment=".experiments.sanity:measure_oracle",
         config="timely_generation/sanity",
         predicate=AllOf(Close(on="min_density_inc"), Close(on="min_density_rand"), Close(on="max_halluc")),
         budget_s={"quick": 20},
@@ -33,7 +32,7 @@ CLAIMS = [
         "and it never hallucinates afterwards (eventual consistency holds: the failure is timeliness)",
         source=_SRC + " result (1)",
         kind="guarantee",
-        experiment=impossibility.measure_not_timely,
+        experiment=".experiments.impossibility:measure_not_timely",
         config="timely_generation/phase",
         predicate=AllOf(
             Above(0.0, on="min_phase_drop", strict=True),
@@ -53,7 +52,7 @@ CLAIMS = [
         "(full: 0.02 resp. 0.10)",
         source=_SRC + " result (2)",
         kind="guarantee",
-        experiment=hedging.measure_superlinear,
+        experiment=".experiments.hedging:measure_superlinear",
         config="timely_generation/phase",
         predicate=AllOf(
             ByPreset(Above(0.90, on="phase_end_density"), full=Above(0.97, on="phase_end_density")),
@@ -73,7 +72,7 @@ CLAIMS = [
         "(h(T) ≤ 0.10), and the smallest h(T) among timely ε is ≥ 2× the same quantity under f = n^1.5",
         source=_SRC + " result (3)",
         kind="guarantee",
-        experiment=hedging.measure_linear,
+        experiment=".experiments.hedging:measure_linear",
         config="timely_generation/phase",
         predicate=AllOf(
             Above(-0.02, on="schedule_slope_linear"),
@@ -91,7 +90,7 @@ CLAIMS = [
         "except possibly the last — timeliness, not coverage, is what breaks G1",
         source=_SRC + " (control)",
         kind="guarantee",
-        experiment=impossibility.measure_untimed_control,
+        experiment=".experiments.impossibility:measure_untimed_control",
         config="timely_generation/phase",
         predicate=Above(0.9, on="untimed_ends_but_last"),
         budget_s={"quick": 10},
@@ -105,7 +104,7 @@ CLAIMS = [
         "density is non-decreasing in c (tolerance 0.01)",
         source=_SRC + " (monotonicity)",
         kind="ordering",
-        experiment=hedging.measure_monotone,
+        experiment=".experiments.hedging:measure_monotone",
         config="timely_generation/phase",
         predicate=Above(-0.01, on="min_step"),
         budget_s={"quick": 30},

@@ -7,14 +7,6 @@ scoped float64 context (``x64=True``); the training claims train in float32 and 
 from __future__ import annotations
 
 from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim, Close, Report
-from jaxpapers.vlm_objectives.experiments import (
-    v1_closed_forms,
-    v2_trained,
-    v3_staircase,
-    v4_one_sided,
-    v5_retrieval,
-    v6_nonlinear,
-)
 
 _V2 = AllOf(
     Below(0.05, on="clip_distance"),
@@ -39,7 +31,7 @@ CLAIMS = [
         "stationary point of its own linearised loss with the analytic optimum value (derivations ours)",
         source="spec 'The four objectives' (our derivation, extending Kamai et al. arXiv 2606.11190)",
         kind="closed_form",
-        experiment=v1_closed_forms.measure,
+        experiment=".experiments.v1_closed_forms:measure",
         config="vlm_objectives/closed_forms",
         predicate=AllOf(
             Below(1e-6, on="max_angle_rad"),
@@ -55,7 +47,7 @@ CLAIMS = [
         statement=_V2_STATEMENT + " (clean preset)",
         source="spec V2; optimiser details ours (README)",
         kind="reproduction",
-        experiment=v2_trained.measure_clean,
+        experiment=".experiments.v2_trained:measure_clean",
         config="vlm_objectives/train_linear",
         predicate=_V2,
         budget_s={"quick": 240},
@@ -65,7 +57,7 @@ CLAIMS = [
         statement=_V2_STATEMENT + " (contaminated preset: the CCA solution is the spurious nuisance)",
         source="spec V2; optimiser details ours (README)",
         kind="reproduction",
-        experiment=v2_trained.measure_contaminated,
+        experiment=".experiments.v2_trained:measure_contaminated",
         config="vlm_objectives/train_linear",
         predicate=_V2,
         budget_s={"quick": 240},
@@ -78,7 +70,7 @@ CLAIMS = [
         "within ±0.05",
         source="spec 'Analytic spectra' (separation ratios, Kamai et al.)",
         kind="closed_form",
-        experiment=v3_staircase.measure,
+        experiment=".experiments.v3_staircase:measure",
         config="vlm_objectives/staircase",
         predicate=AllOf(
             Close(atol=0.01, on="pop_cca"),
@@ -99,7 +91,7 @@ CLAIMS = [
         "sqrt(gyn/(kappa^2+gys)) (our derivation, consistent with Kamai et al. Cor. 3.5)",
         source="spec 'Analytic spectra', one-sided condition (our derivation)",
         kind="guarantee",
-        experiment=v4_one_sided.measure,
+        experiment=".experiments.v4_one_sided:measure",
         config="vlm_objectives/one_sided",
         predicate=AllOf(
             Below(1e-8, on="spectrum_max_abs_err"),
@@ -118,7 +110,7 @@ CLAIMS = [
         "equals the Bayes-optimal R@1 (within 0.002) when all canonical correlations are equal (our derivation)",
         source="spec 'Retrieval scores' (our derivation)",
         kind="ordering",
-        experiment=v5_retrieval.measure,
+        experiment=".experiments.v5_retrieval:measure",
         config="vlm_objectives/retrieval",
         predicate=AllOf(
             Above(0.02, on="margin_t2i"),
@@ -135,7 +127,7 @@ CLAIMS = [
         ">= 0.1; real clean data → the JEPA whose target is the query modality has R@1 >= CLIP's",
         source="spec V6 (ShapesCaptions is our construction)",
         kind="reproduction",
-        experiment=v6_nonlinear.measure,
+        experiment=".experiments.v6_nonlinear:measure",
         config="vlm_objectives/nonlinear",
         predicate=ByPreset(
             Report("report only in quick (planted data through random mixers); checked in full on a GPU"),

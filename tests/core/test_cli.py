@@ -23,6 +23,24 @@ def test_list_and_describe(capsys):
     assert "criterion:" in out and "configs/example/copy.py" in out
 
 
+def test_list_imports_no_jax_and_every_experiment_resolves():
+    """Issue 14: `jaxpapers list` answers without importing JAX (claims name their experiments as
+    "module:function" strings, resolved only when a claim runs) -- and every such string resolves."""
+    probe = (
+        "import sys; from jaxpapers import cli; rc = cli.main(['list']); "
+        "heavy = sorted(m for m in ('jax', 'flax', 'optax', 'orbax', 'grain', 'matplotlib.pyplot') "
+        "if m in sys.modules); "
+        "print('HEAVY', heavy); sys.exit(rc)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY []" in out.stdout
+    from jaxpapers.core import registry
+
+    for claim in registry.all_claims():
+        assert callable(claim.resolve_experiment()), claim.id
+
+
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
