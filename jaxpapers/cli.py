@@ -252,6 +252,8 @@ def _train(args, rest) -> None:
     overrides = _config_overrides(rest)
     _setup_jax()
     result = train.run(args.config, args.workdir, overrides, topology=args.topology)
+    if getattr(result, "preempted", None):
+        return  # fit printed the one line (signal, step, checkpoint); exit 0 so the scheduler may requeue
     last = next((r for r in reversed(getattr(result, "history", [])) if "loss" in r), None)
     if last is not None:
         print(f"trained to step {last['step']}: loss {last['loss']:.5g}; metrics in {args.workdir}/metrics.jsonl")

@@ -80,12 +80,24 @@ def under_multiprocess_launcher(env: Mapping[str, str] | None = None) -> bool:
     return False
 
 
-def initialize_distributed(env: Mapping[str, str] | None = None) -> bool:
-    """Calls ``jax.distributed.initialize()`` under a multi-process launcher; a no-op otherwise.
+def needs_distributed(env: Mapping[str, str] | None = None, *, platform: str | None = None, hosts: int = 1) -> bool:
+    """Whether this process is one of several of a job: a multi-host topology (``hosts > 1``: on Cloud
+    TPU VMs and GKE, ``jax.distributed.initialize()`` finds the coordinator itself), or a launcher
+    (SLURM with several tasks, MPI, an explicit ``JAX_COORDINATOR_ADDRESS``, GKE's TPU variables)."""
+    del platform  # the rule is the same on TPU and GPU: several hosts, one process each
+    return hosts > 1 or under_multiprocess_launcher(env)
 
-    Must run before any other JAX call. Returns whether it initialised.
+
+def initialize_distributed(
+    env: Mapping[str, str] | None = None, *, platform: str | None = None, hosts: int = 1
+) -> bool:
+    """Calls ``jax.distributed.initialize()`` when :func:`needs_distributed`; a no-op otherwise.
+
+    Must run before any other JAX call touches the devices. With no arguments JAX auto-detects the
+    cluster (Cloud TPU VM metadata, GKE, SLURM, Open MPI) or reads ``JAX_COORDINATOR_ADDRESS``,
+    ``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID``. Returns whether it initialised.
     """
-    if not under_multiprocess_launcher(env):
+    if not needs_distributed(env, platform=platform, hosts=hosts):
         return False
     jax.distributed.initialize()
     return True

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -90,11 +92,78 @@ def pick_rules(cfg: Any):
     return rules_lib.get(family, cfg.get("strategy", "dp"))
 
 
-def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str | None = None) -> Any:
-    """Loads ``spec``, builds the mesh and trains into ``workdir``; returns the paper's FitResult."""
-    from jaxpapers.launch import mesh as mesh_lib
+# Fields a resumed run may change: how long it trains and how often it logs, evaluates and saves.
+RESUMABLE_CHANGES = ("train.steps", "train.log_every", "train.eval_every", "train.ckpt_every", "profile.")
 
-    mesh_lib.initialize_distributed()
+
+def check_workdir(workdir: str) -> str:
+    """``workdir`` ready to write into: local paths made absolute and created; one clear error when it is
+    empty, lies below a file or cannot be written (checked before any work starts). URLs (gs://...)
+    pass unchanged."""
+    if not workdir or not workdir.strip():
+        raise ConfigError("--workdir is empty; give a directory for checkpoints and metrics (e.g. runs/copy)")
+    if "://" in workdir:
+        return workdir
+    path = os.path.abspath(os.path.expanduser(workdir))
+    parent = path
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if parent and not os.path.isdir(parent):
+        raise ConfigError(f"--workdir {workdir!r} lies below the file {parent!r}; give a directory path")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".write-test")
+        with open(probe, "w") as f:
+            f.write("")
+        os.remove(probe)
+    except OSError as e:
+        raise ConfigError(
+            f"--workdir {workdir!r} cannot be written ({e.strerror or e}); choose another directory"
+        ) from None
+    return path
+
+
+def check_resume_config(cfg: Any, workdir: str) -> None:
+    """Refuses a run whose config differs from the one that wrote the workdir's checkpoints in anything
+    but :data:`RESUMABLE_CHANGES` (e.g. another seed or data block would silently resume the old state
+    on other data). Nothing in the workdir is touched when it refuses."""
+    from etils import epath
+
+    saved_path = epath.Path(workdir) / "config.json"
+    ckpts = epath.Path(workdir) / "checkpoints"
+    if not saved_path.exists() or not ckpts.exists() or not any(p.name.isdigit() for p in ckpts.iterdir()):
+        return
+    try:
+        saved = json.loads(saved_path.read_text())["config"]
+    except (ValueError, KeyError):
+        return  # an unreadable config.json is rewritten; the checkpoint fingerprint still guards the model
+    new = json.loads(json.dumps(cfg.to_dict(), default=str))
+    changed = [k for k in _diff_keys(saved, new) if not k.startswith(RESUMABLE_CHANGES)]
+    if changed:
+        first = changed[0]
+        raise ConfigError(
+            f"workdir {workdir} holds checkpoints of another config ({first}: "
+            f"{_lookup(saved, first)!r} there, {_lookup(new, first)!r} now"
+            + (f"; and {len(changed) - 1} more" if len(changed) > 1 else "")
+            + "); a resumed run may change only "
+            + ", ".join(k + "*" if k.endswith(".") else k for k in RESUMABLE_CHANGES)
+            + "; use a new --workdir"
+        )
+
+
+def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str | None = None) -> Any:
+    """Loads ``spec``, builds the mesh and trains into ``workdir``; returns the paper's FitResult.
+
+    Everything that can be checked before training is (config, workdir, topology, resume config);
+    training runs as a job (:mod:`jaxpapers.core.train.job`): SIGTERM saves and returns, a start-up
+    summary is printed and, off a terminal, one line per ``log_every`` steps.
+    """
+    from jaxpapers.core.train import job as job_lib
+    from jaxpapers.launch import mesh as mesh_lib
+    from jaxpapers.launch import topologies
+
+    topo = topologies.get(topology) if topology is not None else None
+    mesh_lib.initialize_distributed(platform=topo and topo.platform, hosts=topo.hosts if topo else 1)
     mesh_sizes, overrides = split_mesh_overrides(overrides)
     cfg = config_lib.load(spec, overrides=overrides)
     if "mesh" in cfg:
@@ -103,10 +172,35 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
             "and --config.mesh.<axis>=N overrides it for one run"
         )
     entry = resolve_entry(cfg, spec)
+    workdir = check_workdir(workdir)
     mesh = build_mesh(topology, mesh_sizes)
     rules = pick_rules(cfg)
+    check_resume_config(cfg, workdir)
     config_lib.save(cfg, workdir, config=spec, overrides=list(overrides), topology=topology)
-    return entry(cfg, workdir, mesh=mesh, rules=rules)
+    info = job_lib.JobInfo(
+        topology=topology,
+        strategy=cfg.get("strategy", None),
+        peak_flops_per_device=topo.peak_flops if topo else None,
+        handle_sigterm=True,
+        summary=True,
+    )
+    with job_lib.job(info):
+        return entry(cfg, workdir, mesh=mesh, rules=rules)
+
+
+def _diff_keys(a: Any, b: Any, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            out += _diff_keys(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{prefix}{k}.")
+        return out
+    return [] if a == b else [prefix.rstrip(".")]
+
+
+def _lookup(d: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        d = d.get(part, "<absent>") if isinstance(d, dict) else "<absent>"
+    return d
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,6 +26,10 @@ class CheckpointMismatchError(JaxpapersError):
     """A workdir holds a checkpoint written by a different model or config."""
 
 
+class CheckpointDamagedError(JaxpapersError):
+    """No checkpoint in a workdir could be read intact (each damaged one is named)."""
+
+
 class NonFiniteError(JaxpapersError, FloatingPointError):
     """Training produced a NaN or Inf."""
 

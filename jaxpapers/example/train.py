@@ -20,7 +20,7 @@ import optax
 from jaxpapers.core import sharding as sharding_lib
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.data import ArraySource, train_batches
-from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, make_optimizer, train_model
+from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, learning_rate, make_optimizer, train_model
 from jaxpapers.core.train.step import LossFn
 from jaxpapers.example.config import CopyDataConfig, TinyLMConfig
 from jaxpapers.example.data import copy_task
@@ -65,7 +65,8 @@ def train(
     model_cfg = to_dataclass(TinyLMConfig, cfg.model)
     data_cfg = to_dataclass(CopyDataConfig, cfg.data)
     loop = to_dataclass(LoopConfig, cfg.train)
-    tx = make_optimizer(to_dataclass(OptimConfig, cfg.optim), loop.steps)
+    optim = to_dataclass(OptimConfig, cfg.optim)
+    tx = make_optimizer(optim, loop.steps)
     model = TinyLM(model_cfg)
 
     def data(num: int, seed: int) -> dict[str, Any]:
@@ -86,4 +87,6 @@ def train(
         model_config=cfg.model,
         progress=progress,
         description="copy",
+        learning_rate=learning_rate(optim, loop.steps),
+        tokens_per_example=data_cfg.seq_len - 1,
     )

@@ -147,7 +147,7 @@ CLAIMS = [
         experiment=".experiments.sharding:measure",
         config="fuxvit/sharded_step",
         predicate=AllOf(Below(1e-5, on="loss_rel"), Below(1e-5, on="grad_rel"), Below(1e-5, on="param_rel")),
-        budget_s={"quick": 100},
+        budget_s={"quick": 80},
     ),
     Claim(
         id="fuxvit/F11-linear-memory",

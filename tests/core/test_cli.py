@@ -93,9 +93,9 @@ def test_train_resumes_from_its_workdir(tmp_path, capsys):
     assert "trained to step 6" in capsys.readouterr().out
     lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["step"] for line in lines] == [2, 4, 6]
-    # another model in the same workdir is refused in one line
+    # another model in the same workdir is refused in one line, before any work
     assert cli.main([*args, "--config.model.dim=64", "--config.train.steps=8"]) == 2
-    assert "holds a checkpoint of a different model" in capsys.readouterr().err
+    assert "holds checkpoints of another config (model.dim: 32 there, 64 now" in capsys.readouterr().err
 
 
 def test_bench_help_prints_help_and_runs_nothing(tmp_path, monkeypatch, capsys):

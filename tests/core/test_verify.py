@@ -295,17 +295,17 @@ def test_budget_bookkeeping():
     assert budgets.paper_seconds([("a/x", 1.0), ("a/y", 2.0), ("b/z", 4.0)]) == {"a": 3.0, "b": 4.0}
     defaults_only = budgets.ci_plan_s([])
     d = budgets.DEFAULT
-    per_paper = d.verify_s + d.tests_s / budgets.XDIST_WORKERS + d.notebook_s
+    per_paper = d.verify_s + (d.tests_s + d.notebook_s) / budgets.XDIST_WORKERS
     assert defaults_only == budgets.PAPERS_PLANNED * per_paper + sum(budgets.FIXED_S.values())
     b = budgets.budget("example")
-    example = b.verify_s + b.tests_s / budgets.XDIST_WORKERS + b.notebook_s
+    example = b.verify_s + (b.tests_s + b.notebook_s) / budgets.XDIST_WORKERS
     assert budgets.ci_plan_s(["example"]) == defaults_only + example  # the example is not one of the 19
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known: fuxvit, comonet and vlm_objectives (V2 on 5 seeds) run over the default budgets; "
-    "the 19-paper plan is over 45 min until they come down (README, CI section)",
+    reason="known: with the measured ceilings the 19-paper plan is 47.5 min; vlm_objectives V2 (5 seeds x 2 "
+    "presets, 238 s of claims against a 60 s default) is the cost that does not fit (README, CI section)",
 )
 def test_the_ci_plan_fits_45_minutes_with_all_papers():
     from jaxpapers.core import budgets, registry

@@ -13,7 +13,7 @@ through ``loss_fn``, ``eval_fn`` and hooks, never by forking the loop.
 from jaxpapers.core.train.checkpoint import Checkpointer, fingerprint
 from jaxpapers.core.train.loop import FitResult, fit
 from jaxpapers.core.train.metrics import MetricWriter, read_metrics
-from jaxpapers.core.train.optim import OptimConfig, make_optimizer
+from jaxpapers.core.train.optim import OptimConfig, learning_rate, make_optimizer
 from jaxpapers.core.train.recipe import LoopConfig, train_model
 from jaxpapers.core.train.scan import ScanFitResult, make_seed_trainer, scan_fit, uniform_batch
 from jaxpapers.core.train.state import TrainState, init_state
@@ -30,6 +30,7 @@ __all__ = [
     "fingerprint",
     "fit",
     "init_state",
+    "learning_rate",
     "make_eval_step",
     "make_optimizer",
     "make_seed_trainer",

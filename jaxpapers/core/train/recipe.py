@@ -67,13 +67,16 @@ def train_model(
     extras: Callable[[Any], Any] | None = None,
     progress: bool = True,
     description: str = "train",
+    learning_rate: Callable[[int], Any] | float | None = None,
+    tokens_per_example: int | None = None,
 ) -> FitResult:
     """Initialises the state sharded by ``rules`` on ``mesh`` and trains it with :func:`fit`.
 
     ``eval_batch`` (a pytree of arrays) is evaluated with ``loss_fn(..., train=False)`` every
     ``loop.eval_every`` steps and at the end, logged as ``eval/loss`` and ``eval/<aux>``; pass
     ``eval_fn(state) -> dict`` instead for anything else. ``key`` seeds initialisation and the step
-    keys; resuming from ``workdir`` is automatic (see :func:`fit`).
+    keys; resuming from ``workdir`` is automatic (see :func:`fit`). ``learning_rate`` (the schedule,
+    ``optim.learning_rate(cfg, steps)``) and ``tokens_per_example`` only feed the logged metrics.
     """
     if eval_batch is not None and eval_fn is not None:
         raise ValueError("pass eval_batch or eval_fn, not both")
@@ -102,4 +105,6 @@ def train_model(
         hooks=hooks,
         progress=progress,
         description=description,
+        learning_rate=learning_rate,
+        tokens_per_example=tokens_per_example,
     )
