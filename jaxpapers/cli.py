@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from jaxpapers.core.errors import JaxpapersError
+from jaxpapers.core.errors import ConfigError, JaxpapersError
 
 EPILOG = """examples:
   jaxpapers list
@@ -164,8 +164,8 @@ def _verify(args, rest) -> int:
                 raise JaxpapersError(
                     f"{c.id}: {e} (select only claims whose config has the overridden fields)"
                 ) from None
+    out = _writable_dir(Path(args.out or Path("results") / args.preset), "--out")
     _setup_jax()
-    out = Path(args.out or Path("results") / args.preset)
     con = _console()
     colors = {
         "pass": "green",
@@ -244,6 +244,20 @@ def _config_overrides(rest: list[str]) -> list[str]:
             f"unrecognized arguments: {' '.join(unknown)} (config fields look like --config.a.b=value)"
         )
     return list(rest)
+
+
+def _writable_dir(path: Path, flag: str) -> Path:
+    """``path`` created and writable, or one ConfigError naming ``flag`` (before any work starts)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(
+            f"{flag} {str(path)!r} cannot be written ({e.strerror or e}); choose another directory"
+        ) from None
+    return path
 
 
 def _train(args, rest) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from jaxpapers.comonet.data import DataNotFoundError, TabularData
 from jaxpapers.comonet.regimes import parse_regimes
 from jaxpapers.core.checks import check_choice
+from jaxpapers.core.data import read_npy
 from jaxpapers.core.errors import ConfigError
 
 AUTO_MPG_COLUMNS = ("cylinders", "displacement", "horsepower", "weight", "acceleration", "model_year", "origin")
@@ -325,7 +326,7 @@ def load_presplit(
     directory = Path(directory).expanduser()
     arrays = {}
     for stem in ("X_train", "y_train", "X_test", "y_test"):
-        arrays[stem] = np.load(_existing(directory / f"{stem}.npy", f"{name} split"))
+        arrays[stem] = read_npy(_existing(directory / f"{stem}.npy", f"{name} split"), what=f"{name} split")
     d = arrays["X_train"].shape[1]
     columns = tuple(columns) if columns is not None else tuple(f"x{j}" for j in range(d))
     return TabularData(

@@ -99,6 +99,8 @@ def parse_arg(
     check_choice("preset", out["preset"], presets)
     if variants is not None:
         check_choice("variant", out["variant"], variants)
+    elif out["variant"] is not None:
+        raise ConfigError(f"config argument variant={out['variant']!r}: this config has no variants")
     return ml_collections.ConfigDict(out)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.errors import ConfigError
 
 # The names ``core.nn.ATTENTION_IMPLS`` registers (spelled out: this module imports no JAX; a test checks
 # that the two agree).
@@ -38,11 +39,17 @@ class TinyLMConfig:
 
     def __post_init__(self):
         check_range("model.vocab_size", self.vocab_size, 2)
+        check_range("model.dim", self.dim, 2)
         check_range("model.depth", self.depth, 1)
+        check_range("model.num_heads", self.num_heads, 1)
+        check_range("model.mlp_dim", self.mlp_dim, 1)
         check_choice("model.attn_impl", self.attn_impl, ATTN_IMPLS)
         check_choice("model.dtype", self.dtype, DTYPES)
         if self.dim % self.num_heads or (self.dim // self.num_heads) % 2:
-            raise ValueError(f"model.dim={self.dim} must split into {self.num_heads} heads of even size (RoPE)")
+            raise ConfigError(
+                f"model.num_heads={self.num_heads} does not split model.dim={self.dim} into heads of even size "
+                "(RoPE); choose a divisor of dim whose quotient is even"
+            )
 
     @property
     def head_dim(self) -> int:

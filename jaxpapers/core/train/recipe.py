@@ -29,6 +29,8 @@ from jaxpapers.core.train.loop import FitResult, Hook, fit
 from jaxpapers.core.train.state import TrainState, init_state
 from jaxpapers.core.train.step import LossFn, make_eval_step, make_train_step
 
+MAX_STEPS = 10**9  # more steps than any run: a typo (1e12) would otherwise train forever
+
 
 @dataclasses.dataclass(frozen=True)
 class LoopConfig:
@@ -41,7 +43,7 @@ class LoopConfig:
     ckpt_every: int | None = None
 
     def __post_init__(self):
-        check_range("train.steps", self.steps, 1)
+        check_range("train.steps", self.steps, 1, MAX_STEPS)
         check_range("train.batch_size", self.batch_size, 1)
         check_range("train.log_every", self.log_every, 1)
         for name in ("eval_every", "ckpt_every"):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from jaxpapers.core.data import read_npy
 from jaxpapers.core.errors import ConfigError
 
 KEYS: tuple[str, ...] = ("img", "txt", "pairs")
@@ -64,7 +65,7 @@ def _load_arrays(root: Path, split: str) -> dict[str, np.ndarray]:
                 f"feature file {str(p)!r} does not exist; expected {split}_img.npy, {split}_txt.npy and "
                 f"{split}_pairs.npy (or {split}.npz) in {str(root)!r}"
             )
-        out[k] = np.load(p, allow_pickle=False)
+        out[k] = read_npy(p, what="feature file")
     return out
 
 
