@@ -22,8 +22,8 @@ Variants (the data, the same in every preset):
 
 Expected (quick): see the README's results table. The quick budget is the spec's (batch 16, 300
 steps); lr is our choice (the spec's 1.5e-4·batch/256 is the pretraining rate): 1e-3 for the
-position-coded task (the issue's setting, not tuned on the judging seeds), 5e-4 for plain RGB
-(chosen on the tubelet-2 control, see the README).
+position-coded task (set on seeds 0-2; judged on three fresh seeds from 20261201, the worst one
+counts), 5e-4 for plain RGB (chosen on the tubelet-2 control, see the README).
 Presets: ``tiny`` (tests), ``quick`` (T = 8 frames of P = 16 tokens, D = 64, L = 2, H = 4, k = 2,
 batch 16, 300 steps per model), ``full`` (b16, T = 32, 224 px, 5,000 steps).
 """
@@ -43,7 +43,10 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     position = a.variant == "position"
     cfg = ml_collections.ConfigDict()
     cfg.preset, cfg.variant = a.preset, a.variant
-    cfg.seed = 0
+    # F8a is judged on the worst of `judge_seeds` seeds from `seed` on. The quick budget and lr were
+    # chosen on seeds 0-2 (the review's 0/1, ours 0/1/2), so the judging seeds are fresh draws.
+    cfg.seed = 20261201
+    cfg.judge_seeds = 3
     cfg.task = "classify"
     cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"
@@ -71,6 +74,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         cfg.model.update(dim=32, depth=1, num_heads=2, mlp_dim=64)
         cfg.data.update(num_train=32, num_eval=16)
         cfg.train.update(steps=4, batch_size=8, log_every=2, eval_every=4, ckpt_every=4)
+        cfg.judge_seeds = 1
     elif a.preset == "full":
         cfg.model = ml_collections.ConfigDict(
             dataclasses.asdict(FuxViTConfig.b16(k_frames=8, tubelet=1, channels=channels))

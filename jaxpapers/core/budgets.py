@@ -31,10 +31,11 @@ DEFAULT = PaperBudget()
 # seconds in brackets); each is a known cost to come down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
-        verify_s=250.0,  # [206 s]
-        tests_s=125.0,  # [104 s]
+        verify_s=350.0,  # [206 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
+        tests_s=160.0,  # [104 s, before the Pallas kernel's interpret-mode tests (~40 s of CPU)]
         notebook_s=40.0,  # [32 s]
-        reason="trains seven small video transformers (F7, F8) and compiles 8-device sharded programs (F9)",
+        reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
+        "and runs the Pallas kernel in interpret mode (F5)",
     ),
     "comonet": PaperBudget(
         verify_s=100.0,  # [79 s]
@@ -58,6 +59,7 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
     "vlm_objectives/V2a-trained-clean": (150.0, "judged on 5 fresh seeds (V2 had been tuned on its one seed): 124 s"),
     "vlm_objectives/V2b-trained-contaminated": (150.0, "judged on 5 fresh seeds, as V2a: 114 s"),
     "fuxvit/F9-sharded-equals-single": (80.0, "compiles 8-device sharded steps: 53-62 s"),
+    "fuxvit/F8a-motion-needs-fusion": (120.0, "judged on 3 fresh seeds (issue 12), one training each: ~90 s"),
 }
 
 # Fixed costs of a CI run outside the papers: install, core/launch tests (wall), lint, the wheel check.

@@ -18,17 +18,11 @@ from jaxtyping import Array, Bool, Float, Int
 
 from jaxpapers.core.checks import check_choice
 from jaxpapers.fuxvit import routing
-from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference, to_frames
+from jaxpapers.fuxvit.kernels.fsa.dispatch import check_tokens_per_frame, fsa_fine_pallas
+from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference
+from jaxpapers.fuxvit.routing import from_frames, to_frames
 
 FSA_IMPLS: tuple[str, ...] = ("reference", "pallas")
-
-
-def pallas_not_built() -> NotImplementedError:
-    """The error for ``attn_impl="pallas"`` until the kernel issue lands."""
-    return NotImplementedError(
-        "attn_impl='pallas' (the Pallas FSA kernel) is not implemented yet (kernel issue); "
-        "use attn_impl='reference', 'dense_causal', 'dense_full' or 'static'"
-    )
 
 
 class Routing(typing.NamedTuple):
@@ -109,11 +103,12 @@ def fsa_attention(
     k best earlier frames (by mean-pooled q̄·K̄) and attends over their union. Returns (out, sel).
 
     q, k, v are [B, T·P, N, H] with RoPE already applied (the ``jax.nn.dot_product_attention``
-    layout). ``seg``/``valid`` [B, T] mask other packed segments and padding frames.
+    layout). ``seg``/``valid`` [B, T] mask other packed segments and padding frames. ``impl="pallas"``
+    runs the fine branch with the platform's Pallas kernel (interpreted on a CPU; P a multiple of 16).
     """
     check_choice("impl", impl, FSA_IMPLS)
     if impl == "pallas":
-        raise pallas_not_built()
+        check_tokens_per_frame(P)
     b, n_tok = q.shape[:2]
     t = n_tok // P
     seg, valid = routing.default_seg_valid(b, t, seg, valid)
@@ -131,9 +126,22 @@ def fsa_attention(
         force_prev=force_prev,
         share_across_heads=share_routing_across_heads,
     )
+    if impl == "pallas":
+        return fsa_fine_pallas(q, k, v, r.sel, r.num_sel, P), r.sel
     return fsa_fine_reference(q, k, v, r.sel, P, chunk=chunk), r.sel
 
 
 def value_summaries(v: Float[Array, "B SP N H"], P: int) -> Float[Array, "B N S H"]:
     """V̄_j: the mean of each frame's values (no RoPE on values)."""
     return to_frames(v, P).astype(jnp.float32).mean(axis=3)
+
+
+def frame_local_attention(
+    q: Float[Array, "B TP N H"], k: Float[Array, "B TP N H"], v: Float[Array, "B TP N H"], P: int
+) -> Float[Array, "B TP N H"]:
+    """Attention within each frame only (``static``, k = 0): a per-frame ViT, no gather."""
+    qf, kf, vf = to_frames(q, P), to_frames(k, P), to_frames(v, P)
+    logits = jnp.einsum("bntph,bntqh->bntpq", qf, kf, preferred_element_type=jnp.float32) * q.shape[-1] ** -0.5
+    weights = jax.nn.softmax(logits, axis=-1)
+    out = jnp.einsum("bntpq,bntqh->bntph", weights.astype(vf.dtype), vf, preferred_element_type=jnp.float32)
+    return from_frames(out.astype(q.dtype))

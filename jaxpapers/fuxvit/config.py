@@ -57,9 +57,9 @@ class FuxViTConfig:
       force_first, force_prev: always select the segment's first frame ("sink") / frame i−1
         ("local"), on top of k (our choice, default off).
       fsa_mode: ``plain`` (fine branch only, MoBA-like) or ``gated`` (fine + coarse, NSA-like).
-      attn_impl: ``reference`` (pure-JAX FSA), ``pallas`` (kernel issue, not built yet),
-        ``dense_causal`` (dense frame-causal), ``dense_full`` (dense bidirectional), ``static``
-        (own frame only: a per-frame ViT).
+      attn_impl: ``reference`` (pure-JAX FSA), ``pallas`` (the Pallas kernel: Triton on a GPU, Mosaic
+        on a TPU, interpret mode on a CPU), ``dense_causal`` (dense frame-causal), ``dense_full``
+        (dense bidirectional), ``static`` (own frame only: a per-frame ViT).
       router_pool: frame summaries for routing: ``mean`` or ``mean+max`` (FlashMoBA SNR pitfall).
       share_routing_across_heads: one selection per frame for all heads (logits summed over heads).
       qk_norm: per-head RMSNorm of q and k before RoPE (spec: on, for stability at 64K tokens).

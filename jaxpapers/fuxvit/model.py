@@ -11,7 +11,8 @@ frame selection (routing, fine and coarse branches, gates, cache) is FuxViT's ow
 ``attn_impl`` picks the attention of every block:
 
 * ``reference``: routing + pure-JAX fine branch (+ the coarse branch in ``gated`` mode);
-* ``pallas``: the kernel issue's Pallas kernel (not built yet: raises);
+* ``pallas``: routing + the fine branch by the platform's Pallas kernel (``kernels/fsa/dispatch.py``;
+  interpreted on a CPU, P a multiple of 16);
 * ``dense_causal`` / ``dense_full``: dense frame-causal / bidirectional attention (baselines, oracles);
 * ``static``: own frame only (k = 0, no coarse branch): a per-frame ViT.
 
@@ -34,7 +35,8 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.nn import Einsum, MlpBlock, layer_norm, rms_norm, stack_layers
 from jaxpapers.fuxvit import attention, routing
 from jaxpapers.fuxvit.config import FuxViTConfig
-from jaxpapers.fuxvit.kernels.fsa.reference import frame_local_attention, frame_mask, fsa_fine_reference
+from jaxpapers.fuxvit.kernels.fsa.dispatch import fsa_fine_pallas
+from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference
 from jaxpapers.fuxvit.tokenizer import check_clip_shape, grid_positions, patchify, rope3d
 
 Positions = tuple[Int[Array, "B T P"], Int[Array, "B T P"], Int[Array, "B T P"]]
@@ -79,8 +81,6 @@ class FSAttention(nn.Module):
         cache: Mapping[str, jax.Array] | None = None,
     ) -> tuple[Float[Array, "B T P D"], Int[Array, "B N T K"] | None, dict[str, jax.Array] | None]:
         c = self.config
-        if c.attn_impl == "pallas":
-            raise attention.pallas_not_built()
         b, t, p, d = x.shape
         n, h = c.num_heads, c.head_dim
         dtype, pdtype = c.jnp_dtype, c.jnp_param_dtype
@@ -133,17 +133,20 @@ class FSAttention(nn.Module):
                 share_across_heads=c.share_routing_across_heads,
             )
             sel = r.sel
-            out = fsa_fine_reference(qs, k_all, v_all, sel, p, chunk=c.query_chunk)
+            if c.attn_impl == "pallas":
+                out = fsa_fine_pallas(qs, k_all.astype(qs.dtype), v_all.astype(qs.dtype), sel, r.num_sel, p)
+            else:
+                out = fsa_fine_reference(qs, k_all, v_all, sel, p, chunk=c.query_chunk)
             if c.fsa_mode == "gated":
                 coarse = attention.coarse_branch(r.logits, vbar)  # [B, N, T, H]
         else:
             if cache is not None:
                 new_cache = {**cache, "k": k_all, "v": v_all}
             if c.attn_impl == "static":
-                out = frame_local_attention(qs, ks, vs, p)
+                out = attention.frame_local_attention(qs, ks, vs, p)
             else:
                 causal = c.attn_impl == "dense_causal"
-                mask = frame_mask(p, q_frames, num_keys, seg_q, seg_k, valid_k, causal=causal)
+                mask = routing.frame_mask(p, q_frames, num_keys, seg_q, seg_k, valid_k, causal=causal)
                 out = jax.nn.dot_product_attention(qs, k_all.astype(qs.dtype), v_all.astype(qs.dtype), mask=mask)
         out = nn.with_logical_constraint(out.reshape(b, t, p, n, h), HEADS_ACT)
 

@@ -19,11 +19,18 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.config import ROUTER_POOLS
 
 
-def _frames(x: Float[ArrayLike, "B TP N H"], tokens_per_frame: int) -> Float[ArrayLike, "B N T P H"]:
+def to_frames(x: Float[ArrayLike, "B TP N H"], P: int) -> Float[ArrayLike, "B N T P H"]:
+    """[B, T·P, N, H] → [B, N, T, P, H] (frame-major tokens)."""
     b, n_tok, n, h = x.shape
-    if n_tok % tokens_per_frame:
-        raise ConfigError(f"sequence length {n_tok} is not a multiple of P={tokens_per_frame} tokens per frame")
-    return x.reshape(b, n_tok // tokens_per_frame, tokens_per_frame, n, h).transpose(0, 3, 1, 2, 4)
+    if n_tok % P:
+        raise ConfigError(f"sequence length {n_tok} is not a multiple of P={P} tokens per frame")
+    return x.reshape(b, n_tok // P, P, n, h).transpose(0, 3, 1, 2, 4)
+
+
+def from_frames(x: Float[ArrayLike, "B N T P H"]) -> Float[ArrayLike, "B TP N H"]:
+    """[B, N, T, P, H] → [B, T·P, N, H] (the inverse of :func:`to_frames`)."""
+    b, n, t, p, h = x.shape
+    return x.transpose(0, 2, 3, 1, 4).reshape(b, t * p, n, h)
 
 
 def frame_summaries(x: Float[ArrayLike, "B TP N H"], P: int, pool: str = "mean") -> Float[ArrayLike, "B N T R"]:
@@ -33,7 +40,7 @@ def frame_summaries(x: Float[ArrayLike, "B TP N H"], P: int, pool: str = "mean")
     sharp feature of one token visible when P is large (FlashMoBA's SNR argument; our choice).
     """
     check_choice("pool", pool, ROUTER_POOLS)
-    xf = _frames(x, P).astype(jnp.float32)
+    xf = to_frames(x, P).astype(jnp.float32)
     mean = xf.mean(axis=3)
     return mean if pool == "mean" else jnp.concatenate([mean, xf.max(axis=3)], axis=-1)
 
@@ -50,6 +57,31 @@ def history_mask(
     """
     j = jnp.arange(seg_k.shape[-1])
     return (j[None, None, :] < q_frames[:, :, None]) & (seg_q[:, :, None] == seg_k[:, None, :]) & valid_k[:, None, :]
+
+
+def frame_mask(
+    P: int,
+    q_frames: Int[ArrayLike, "B T"],
+    num_keys: int,
+    seg_q: Int[ArrayLike, "B T"] | None = None,
+    seg_k: Int[ArrayLike, "B S"] | None = None,
+    valid_k: Bool[ArrayLike, "B S"] | None = None,
+    *,
+    causal: bool = True,
+) -> Bool[ArrayLike, "B 1 TP SP"]:
+    """Token mask for the dense impls and oracles: own frame always; other frames j if (j < i when
+    ``causal``), same segment and valid. Built with N×N entries: for small N only."""
+    b, t = q_frames.shape
+    seg_q = jnp.zeros((b, t), jnp.int32) if seg_q is None else seg_q
+    seg_k = jnp.zeros((b, num_keys), jnp.int32) if seg_k is None else seg_k
+    valid_k = jnp.ones((b, num_keys), bool) if valid_k is None else valid_k
+    j = jnp.arange(num_keys)
+    own = q_frames[:, :, None] == j[None, None, :]
+    other = (seg_q[:, :, None] == seg_k[:, None, :]) & valid_k[:, None, :]
+    if causal:
+        other &= j[None, None, :] < q_frames[:, :, None]
+    allowed = own | other  # [B, T, S] at frame level
+    return jnp.repeat(jnp.repeat(allowed, P, axis=1), P, axis=2)[:, None]
 
 
 def summary_logits(
@@ -169,16 +201,18 @@ def select_frames(
 
 def inverse_selection(
     sel: Int[ArrayLike, "B N T K"], T: int
-) -> tuple[Int[ArrayLike, "B N T T"], Int[ArrayLike, "B N T"]]:
-    """For each key frame j: the query frames that selected it, ascending, −1 padded, and their count.
+) -> tuple[Int[ArrayLike, "B N S T"], Int[ArrayLike, "B N S"]]:
+    """For each of the ``T`` key frames j: the query frames that selected it, ascending, −1 padded,
+    and their count (S = ``T`` key frames; the query axis is ``sel``'s, T for a whole clip).
 
     ``inv[b, n, j, r]`` is the r-th query frame i with j ∈ S_i (r < ``inv_cnt[b, n, j]``). Computed in
     jnp on device (routing is decided at run time), for the backward dK/dV kernel.
     """
-    chosen = jnp.any(sel[..., None] == jnp.arange(T), axis=-2)  # [B,N,Tq,Tk]: j ∈ S_i
-    chosen_t = jnp.swapaxes(chosen, -1, -2)  # [B,N,Tk,Tq]
-    order = jnp.sort(jnp.where(chosen_t, jnp.arange(T), T), axis=-1)
-    inv = jnp.where(order >= T, -1, order).astype(jnp.int32)
+    t_q = sel.shape[2]
+    chosen = jnp.any(sel[..., None] == jnp.arange(T), axis=-2)  # [B,N,Tq,S]: j ∈ S_i
+    chosen_t = jnp.swapaxes(chosen, -1, -2)  # [B,N,S,Tq]
+    order = jnp.sort(jnp.where(chosen_t, jnp.arange(t_q), t_q), axis=-1)
+    inv = jnp.where(order >= t_q, -1, order).astype(jnp.int32)
     return inv, jnp.sum(chosen_t, axis=-1).astype(jnp.int32)
 
 

@@ -78,9 +78,9 @@ def test_fsa_attention_masks_other_segments_and_padding():
             assert np.all((chosen == i) | np.asarray(valid)[b, chosen])
 
 
-def test_unknown_and_unbuilt_impls():
+def test_unknown_impls_and_kernel_block_limits():
     q, k, v = qkv()
-    with pytest.raises(NotImplementedError, match="not implemented yet \\(kernel issue\\)"):
+    with pytest.raises(ConfigError, match="block_q=4 is not allowed for P=4 tokens per frame"):
         attention.fsa_attention(q, k, v, P=4, k_frames=1, impl="pallas")
     with pytest.raises(ConfigError, match="impl='cudnn' is not allowed"):
         attention.fsa_attention(q, k, v, P=4, k_frames=1, impl="cudnn")

@@ -9,10 +9,10 @@ import pytest
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit import routing
+from jaxpapers.fuxvit.attention import frame_local_attention
 from jaxpapers.fuxvit.kernels.fsa.reference import (
     dense_block_causal,
     dense_full,
-    frame_local_attention,
     fsa_fine_reference,
 )
 

@@ -7,10 +7,11 @@ computation it measures and ``measure*(cfg, key) -> Measurement`` (measures, nev
 * ``needle``: F7a/F7b/F7c (routing on the needle task).
 * ``motion``: F8a/F8b/F8c (motion direction).
 * ``sharding``: F9 (a sharded train step equals the single-device step).
+* ``kernel``: F5 (the Pallas kernel equals the reference, interpret mode on a CPU), F10 (GPU speed).
 
 Trained models shared by several claims come from ``fuxvit.studies``; figures from ``fuxvit.figures``.
 """
 
-from jaxpapers.fuxvit.experiments import equivalence, exactness, motion, needle, scaling, sharding
+from jaxpapers.fuxvit.experiments import equivalence, exactness, kernel, motion, needle, scaling, sharding
 
-__all__ = ["equivalence", "exactness", "motion", "needle", "scaling", "sharding"]
+__all__ = ["equivalence", "exactness", "kernel", "motion", "needle", "scaling", "sharding"]

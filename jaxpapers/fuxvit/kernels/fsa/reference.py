@@ -18,19 +18,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
 from jaxpapers.core.errors import ConfigError
-
-
-def to_frames(x: Float[Array, "B TP N H"], P: int) -> Float[Array, "B N T P H"]:
-    """[B, T·P, N, H] → [B, N, T, P, H] (frame-major tokens)."""
-    b, n_tok, n, h = x.shape
-    if n_tok % P:
-        raise ConfigError(f"sequence length {n_tok} is not a multiple of P={P} tokens per frame")
-    return x.reshape(b, n_tok // P, P, n, h).transpose(0, 3, 1, 2, 4)
-
-
-def from_frames(x: Float[Array, "B N T P H"]) -> Float[Array, "B TP N H"]:
-    b, n, t, p, h = x.shape
-    return x.transpose(0, 2, 3, 1, 4).reshape(b, t * p, n, h)
+from jaxpapers.fuxvit.routing import frame_mask, from_frames, to_frames
 
 
 def _safe_softmax(logits: Float[Array, "... M"]) -> tuple[Float[Array, "... M"], Float[Array, "..."]]:
@@ -104,42 +92,6 @@ def fsa_fine_reference(
         out, lse = jnp.moveaxis(out, 0, 2), jnp.moveaxis(lse, 0, 2)
     out = from_frames(out)
     return (out, lse.reshape(b, n, -1)) if return_lse else out
-
-
-def frame_local_attention(
-    q: Float[Array, "B TP N H"], k: Float[Array, "B TP N H"], v: Float[Array, "B TP N H"], P: int
-) -> Float[Array, "B TP N H"]:
-    """Attention within each frame only (``static``, k = 0): a per-frame ViT, no gather."""
-    qf, kf, vf = to_frames(q, P), to_frames(k, P), to_frames(v, P)
-    logits = jnp.einsum("bntph,bntqh->bntpq", qf, kf, preferred_element_type=jnp.float32) * q.shape[-1] ** -0.5
-    weights = jax.nn.softmax(logits, axis=-1)
-    out = jnp.einsum("bntpq,bntqh->bntph", weights.astype(vf.dtype), vf, preferred_element_type=jnp.float32)
-    return from_frames(out.astype(q.dtype))
-
-
-def frame_mask(
-    P: int,
-    q_frames: Int[Array, "B T"],
-    num_keys: int,
-    seg_q: Int[Array, "B T"] | None = None,
-    seg_k: Int[Array, "B S"] | None = None,
-    valid_k: Bool[Array, "B S"] | None = None,
-    *,
-    causal: bool = True,
-) -> Bool[Array, "B 1 TP SP"]:
-    """Token mask for the dense oracles: own frame always; other frames j if (j < i when ``causal``),
-    same segment and valid. Built with N×N entries: for small N only."""
-    b, t = q_frames.shape
-    seg_q = jnp.zeros((b, t), jnp.int32) if seg_q is None else seg_q
-    seg_k = jnp.zeros((b, num_keys), jnp.int32) if seg_k is None else seg_k
-    valid_k = jnp.ones((b, num_keys), bool) if valid_k is None else valid_k
-    j = jnp.arange(num_keys)
-    own = q_frames[:, :, None] == j[None, None, :]
-    other = (seg_q[:, :, None] == seg_k[:, None, :]) & valid_k[:, None, :]
-    if causal:
-        other &= j[None, None, :] < q_frames[:, :, None]
-    allowed = own | other  # [B, T, S] at frame level
-    return jnp.repeat(jnp.repeat(allowed, P, axis=1), P, axis=2)[:, None]
 
 
 def dense_block_causal(
