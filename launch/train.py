@@ -60,6 +60,27 @@ def split_mesh_overrides(overrides: Sequence[str]) -> tuple[dict[str, int], list
     return mesh, rest
 
 
+def split_profile_overrides(overrides: Sequence[str]) -> tuple[tuple[int, int] | None, list[str]]:
+    """``--config.profile.steps=START:STOP`` (trace steps START..STOP-1 into <workdir>/profile; not a
+    config field, so any config takes it) and the remaining overrides."""
+    window, rest = None, []
+    for o in overrides:
+        key, _, value = o.removeprefix("--config.").removeprefix("config.").partition("=")
+        if key != "profile.steps":
+            rest.append(o)
+            continue
+        start, sep, stop = value.partition(":")
+        try:
+            window = (int(start), int(stop))
+        except ValueError:
+            window = None
+        if not sep or window is None or not 1 <= window[0] < window[1]:
+            raise ConfigError(
+                f"profile.steps={value!r} must look like START:STOP with 1 <= START < STOP (e.g. 100:110)"
+            )
+    return window, rest
+
+
 def build_mesh(topology: str | None, mesh_sizes: dict[str, int] | None = None):
     """The mesh for this run: ``--config.mesh.*`` sizes if given, else the topology's mesh, else all
     devices on ``data``; None on a single device with neither (plain single-device training)."""
@@ -165,6 +186,7 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
     topo = topologies.get(topology) if topology is not None else None
     mesh_lib.initialize_distributed(platform=topo and topo.platform, hosts=topo.hosts if topo else 1)
     mesh_sizes, overrides = split_mesh_overrides(overrides)
+    profile_steps, overrides = split_profile_overrides(overrides)
     cfg = config_lib.load(spec, overrides=overrides)
     if "mesh" in cfg:
         raise ConfigError(
@@ -183,6 +205,7 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
         peak_flops_per_device=topo.peak_flops if topo else None,
         handle_sigterm=True,
         summary=True,
+        profile_steps=profile_steps,
     )
     with job_lib.job(info):
         return entry(cfg, workdir, mesh=mesh, rules=rules)

@@ -2,6 +2,9 @@
 
 * :func:`key_figure`: N*, D*, C* and spend against hardware efficiency E (the paper's headline figure; E2).
 * :func:`spend_figure`: data-bound training spend against available data D and against E (E7, E8).
+* :func:`statics_figure`: the ratios of N*, D* and spend after an efficiency gain, per ρ (E5, E6a, E6b).
+
+``CAPTIONS`` holds the caption ``report.md`` prints under each claim's figure.
 """
 
 from __future__ import annotations
@@ -31,8 +34,46 @@ def key_figure(E: ArrayLike, sol, predicted: Mapping[str, float] | None, title: 
         plots.loglog_fit(ax, E, y, fit_loglog(E, y), predicted_slope=pred)
         ax.set_xlabel("hardware efficiency E (FLOP/$)")
         ax.set_ylabel(_LABELS[k])
+        ax.set_title(_LABELS[k].split(" (")[0], fontsize=8)
     fig.suptitle(title, fontsize=9)
     return fig
+
+
+_STATIC_LABELS = {"N": "N* ratio", "D": "D* ratio", "spend": "spend ratio"}
+
+
+def statics_figure(rhos, measured: Mapping[str, ArrayLike], predicted: Mapping[str, ArrayLike], title: str) -> Figure:
+    """Ratio (after / before an efficiency gain) of each quantity per inference cost ρ: measured dots,
+    our reconstruction's predicted numbers as crosses, the no-change level 1 dashed."""
+    fig, ax = plots.figure(width=4.4, height=3.2)
+    x = np.arange(len(rhos))
+    for k, (q, vals) in enumerate(measured.items()):
+        name = _STATIC_LABELS.get(q, q)
+        ax.plot(x, np.asarray(vals, float), "o-", color=f"C{k}", label=f"{name}: solver")
+        ax.plot(x, np.asarray(predicted[q], float), "x", ms=9, color=f"C{k}", label=f"{name}: predicted")
+    ax.axhline(1.0, ls="--", color="gray", lw=1, label="1 (no change)")
+    ax.set_xticks(x, [f"{r:g}" for r in rhos])
+    ax.set_xlabel("inference cost ρ")
+    ax.set_ylabel("ratio after / before the gain")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
+
+
+CAPTIONS = {
+    "frontier": "N_opt against compute for each scaling law: the solver's points should lie on their fitted line, "
+    "and the fitted slope should equal the dashed closed-form slope β/(α+β).",
+    "key": "The headline figure: the profit-optimal N*, D*, C* and training spend against hardware efficiency E; "
+    "each fitted slope should match the dashed predicted exponent of the closed form.",
+    "rho": "N* and D* against E for several inference costs ρ: the legend's slopes show how inference cost shifts "
+    "the optimum towards smaller models trained on more data.",
+    "spend": "Training spend against available data D (top) and hardware efficiency E (bottom) when data bind: "
+    "each fitted slope should match its dashed predicted slope.",
+    "statics": "Each dot is the solver's ratio of a quantity after the efficiency gain to before it, per ρ; it "
+    "should sit on the cross of the same colour (our reconstruction's number). Above the dashed 1 means the gain "
+    "increases the quantity.",
+}
 
 
 def spend_figure(D: ArrayLike, E: ArrayLike, curves: Mapping[str, tuple], title: str) -> Figure:
@@ -45,7 +86,9 @@ def spend_figure(D: ArrayLike, E: ArrayLike, curves: Mapping[str, tuple], title:
             plots.loglog_fit(ax, x, spend, fit_loglog(x, spend), label=name, predicted_slope=pred)
     axes[0].xaxis.set_minor_formatter(ticker.NullFormatter())  # minor labels overlap on a one-decade axis
     axes[0].set_xlabel("available data D (tokens)")
-    axes[1].set_xlabel("E (FLOP/$)")
+    axes[1].set_xlabel("hardware efficiency E (FLOP/$)")
+    axes[0].set_title("spend vs data", fontsize=8)
+    axes[1].set_title("spend vs hardware efficiency", fontsize=8)
     for ax in axes:
         ax.set_ylabel("training spend ($)")
     fig.suptitle(title, fontsize=9)

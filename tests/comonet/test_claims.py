@@ -51,9 +51,9 @@ def run_tiny(claim_id, judge=True, **overrides):
     cfg = config.load(c.config, "preset=tiny", overrides)
     if c.x64:
         with jax.enable_x64(True):
-            m = c.experiment(cfg, jax.random.key(0))
+            m = c.resolve_experiment()(cfg, jax.random.key(0))
     else:
-        m = c.experiment(cfg, jax.random.key(0))
+        m = c.resolve_experiment()(cfg, jax.random.key(0))
     assert isinstance(m, Measurement)
     m.preset = "tiny"
     return m, (c.predicate(m).verdict if judge else None)

@@ -276,3 +276,42 @@ def test_logged_rows_carry_throughput_and_learning_rate(tmp_path):
         assert r["examples_per_s"] == pytest.approx(16 / r["step_time"])
         assert r["tokens_per_s"] == pytest.approx(64 / r["step_time"])
     assert result.preempted is None
+
+
+def test_gradient_accumulation_equals_the_larger_batch(tmp_path):
+    """Issue 13: grad_accum=2 over batches of 8 makes the same updates as one batch of 16 (the mean of two
+    micro-batch means is the mean of the batch; the records arrive in the same order)."""
+    from jaxpapers.core.train import LoopConfig, train_model
+
+    model = Regressor(8)
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(64, 4)).astype(np.float32)
+    data = {"x": x, "y": np.cos(x.sum(1)).astype(np.float32)}
+
+    def loss_fn(params, batch, key, *, train):
+        return jnp.mean((model.apply({"params": params}, batch["x"]) - batch["y"]) ** 2), {}
+
+    def train(batch, accum):
+        return train_model(
+            lambda k: model.init(k, x[:1])["params"],
+            loss_fn,
+            optax.adam(1e-2),
+            train_batches(ArraySource(data), batch, seed=5),
+            loop=LoopConfig(steps=6, batch_size=batch, log_every=2, grad_accum=accum),
+            key=jax.random.key(0),
+            progress=False,
+        )
+
+    big, accumulated = train(16, 1), train(8, 2)
+    assert int(accumulated.state.step) == 12  # micro-steps
+    jax.tree.map(
+        lambda a, b: np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-5, atol=1e-6),
+        big.state.params,
+        accumulated.state.params,
+    )
+
+
+def test_profile_window_writes_a_trace(tmp_path):
+    with job_lib.job(job_lib.JobInfo(profile_steps=(2, 4))):
+        run(tmp_path / "w", 6)
+    assert list((tmp_path / "w" / "profile").rglob("*.xplane.pb"))

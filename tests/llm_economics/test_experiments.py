@@ -37,7 +37,7 @@ def _run(short, overrides=(), preset="tiny"):
     claim = _claim(short)
     cfg = config.load_preset(claim.config, preset, overrides)
     with jax.enable_x64(True):
-        m = claim.experiment(cfg, None)
+        m = claim.resolve_experiment()(cfg, None)
     m.preset = preset
     return cfg, m, claim.predicate(m).verdict
 

@@ -21,8 +21,8 @@ def test_config_imports_nothing_of_the_paper():  # the rest of the layering: tes
 def test_claims_name_measure_functions_and_e3_is_a_calibration_point():
     claims = {c.name.split("-")[0]: c for c in registry.claims_of("llm_economics")}
     for c in claims.values():
-        assert c.experiment.__module__.startswith("jaxpapers.llm_economics.experiments.")
-        assert c.experiment.__name__.startswith("measure")
+        assert c.resolve_experiment().__module__.startswith("jaxpapers.llm_economics.experiments.")
+        assert c.resolve_experiment().__name__.startswith("measure")
     assert claims["E3"].statement.startswith("Calibration point (R0 was calibrated so that N*(E = 5e17) = 4e11")
 
 

@@ -86,4 +86,5 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
             "mean_regret": {k: r.tolist() for k, (_, r) in runs.items()},
         },
         figures={"agnostic": figures.agnostic_figure(runs, fits)},
+        captions={"agnostic": figures.CAPTIONS["agnostic"]},
     )

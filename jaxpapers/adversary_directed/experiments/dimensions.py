@@ -79,6 +79,7 @@ def measure_regimes(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measureme
             "report_max_ldim_over_pldim_log2": ratio,
         },
         figures={"dimensions": figures.dimension_figure(tables)},
+        captions={"dimensions": figures.CAPTIONS["dimensions"]},
     )
 
 
@@ -118,4 +119,5 @@ def measure_transductive_gap(cfg: ml_collections.ConfigDict, key: jax.Array) -> 
         n=len(Ts),
         details={"T": Ts},
         figures={"ad_vs_td": figures.gap_figure(Ts, measured)},
+        captions={"ad_vs_td": figures.CAPTIONS["ad_vs_td"]},
     )

@@ -40,13 +40,14 @@ def measure_constant(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         predicted[f"sparse{k}"] = closed_forms.k_sparse_value(Ts, k)
     measured["singletons_randomized"] = family_values("singletons", Ts, randomized=True)
     predicted["singletons_randomized"] = closed_forms.singletons_randomized(Ts)
-    fig = figures.rate_figure(Ts, {k: v for k, v in measured.items()}, title="D2: Θ(1) regime")
+    fig = figures.rate_figure(Ts, dict(measured), title="D2: Θ(1) regime", predicted=predicted)
     return Measurement(
         measured={k: np.asarray(v).tolist() for k, v in measured.items()},
         predicted={k: np.asarray(v).tolist() for k, v in predicted.items()},
         n=len(Ts),
         details={"T": Ts.tolist()},
         figures={"constant_regime": fig},
+        captions={"constant_regime": figures.CAPTIONS["constant_regime"]},
     )
 
 
@@ -75,10 +76,19 @@ def measure_log(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
     predicted.update(bound_violations=0)
     details["octave_slopes_by_family"] = dict(zip(spec, slopes, strict=True))
     fig = figures.rate_figure(
-        range(1, rc.log_t_max + 1), {k: measured[k] for k in spec}, title="D3: Θ(log T) regime", log_ref=True
+        range(1, rc.log_t_max + 1),
+        {k: measured[k] for k in spec},
+        title="D3: Θ(log T) regime",
+        log_ref=True,
+        predicted={k: predicted[k] for k in spec},
     )
     return Measurement(
-        measured=measured, predicted=predicted, n=len(spec), details=details, figures={"log_regime": fig}
+        measured=measured,
+        predicted=predicted,
+        n=len(spec),
+        details=details,
+        figures={"log_regime": fig},
+        captions={"log_regime": figures.CAPTIONS["log_regime"]},
     )
 
 
@@ -102,9 +112,20 @@ def measure_linear(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
         "prefix_randomized": closed_forms.linear_value(Tr, True).tolist(),
         "prefix_natarajan": [1] * len(Ts),
     }
-    fig = figures.rate_figure(Ts, {k: measured[k] for k in ("all_subsets", "prefix")}, title="D4: Θ(T) regime")
+    fig = figures.rate_figure(
+        Ts,
+        {k: measured[k] for k in ("all_subsets", "prefix", "all_subsets_randomized")},
+        title="D4: Θ(T) regime",
+        predicted=predicted,
+        linear_ref=True,
+    )
     return Measurement(
-        measured=measured, predicted=predicted, n=len(Ts), details={"T": Ts.tolist()}, figures={"linear_regime": fig}
+        measured=measured,
+        predicted=predicted,
+        n=len(Ts),
+        details={"T": Ts.tolist()},
+        figures={"linear_regime": fig},
+        captions={"linear_regime": figures.CAPTIONS["linear_regime"]},
     )
 
 
@@ -126,7 +147,12 @@ def measure_online(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
         details={"T": Ts.tolist(), "standard_domain_size": [(1 << int(T)) - 1 for T in Ts]},
         figures={
             "online_vs_ad": figures.rate_figure(
-                Ts, {"standard online": std, "adversary-directed": ad}, title="D6: thresholds"
+                Ts,
+                {"standard online": std, "adversary-directed": ad},
+                title="D6: thresholds",
+                log_ref=True,
+                linear_ref=True,
             )
         },
+        captions={"online_vs_ad": figures.CAPTIONS["online_vs_ad"]},
     )

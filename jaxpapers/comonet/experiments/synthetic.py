@@ -13,7 +13,7 @@ import numpy as np
 
 from jaxpapers.comonet import data as data_lib
 from jaxpapers.comonet.config import CheckConfig, SyntheticDataConfig
-from jaxpapers.comonet.figures import extrapolation_figure, noise_figure, shape_curve_figure
+from jaxpapers.comonet.figures import CAPTIONS, extrapolation_figure, noise_figure, shape_curve_figure
 from jaxpapers.comonet.studies import synthetic_study, trial_index
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
@@ -48,6 +48,7 @@ def measure_accuracy(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         n=len(idx),
         details=details,
         figures={"shape_curves": fig},
+        captions={"shape_curves": CAPTIONS["shape_curves"]},
     )
 
 
@@ -79,6 +80,7 @@ def measure_robustness(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measur
         n=len(idx),
         details={"by_noise": table, "check_points_per_trial": n_chk, "noise": top},
         figures={"noise": noise_figure(cfg, study)},
+        captions={"noise": CAPTIONS["noise"]},
     )
 
 
@@ -121,4 +123,5 @@ def measure_extrapolation(cfg: ml_collections.ConfigDict, key: jax.Array) -> Mea
         n=len(idx) * n_out,
         details=details,
         figures={"extrapolation": extrapolation_figure(cfg, study, int(idx[0]))},
+        captions={"extrapolation": CAPTIONS["extrapolation"]},
     )

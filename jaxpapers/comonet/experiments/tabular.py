@@ -13,7 +13,7 @@ import numpy as np
 from jaxtyping import ArrayLike
 
 from jaxpapers.comonet import data as data_lib
-from jaxpapers.comonet import loaders
+from jaxpapers.comonet import figures, loaders
 from jaxpapers.comonet.config import EarlyStopConfig, ModelConfig
 from jaxpapers.comonet.train import build_model, fit, make_trial_trainer, trial_data
 from jaxpapers.core import sim
@@ -90,6 +90,8 @@ def measure_diabetes(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         },
         n=len(trials),
         details={k: v.tolist() for k, v in mse.items()} | {"trials (fold, seed)": trials},
+        figures={"parity": figures.parity_figure(mse)},
+        captions={"parity": figures.CAPTIONS["parity"]},
     )
 
 

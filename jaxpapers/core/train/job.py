@@ -32,6 +32,7 @@ class JobInfo:
     peak_flops_per_device: float | None = None  # dense bf16 peak of one device, for MFU
     handle_sigterm: bool = False
     summary: bool = False  # print the start-up summary and (off a terminal) job-log lines
+    profile_steps: tuple[int, int] | None = None  # trace steps [start, stop) into <workdir>/profile
 
 
 _CURRENT = JobInfo()
@@ -116,3 +117,34 @@ def step_flops(lowered: Any) -> float | None:
         cost = cost[0] if cost else None
     flops = (cost or {}).get("flops")
     return float(flops) if flops and flops > 0 else None
+
+
+class ProfileWindow:
+    """Traces the steps ``[start, stop)`` with ``jax.profiler`` into ``<workdir>/profile`` (TensorBoard's
+    profile plugin and Perfetto read it). A window that has not closed when training ends is closed then."""
+
+    def __init__(self, steps: tuple[int, int] | None, workdir: Any) -> None:
+        self.steps = steps
+        self.directory = None if workdir is None else f"{workdir}/profile"
+        self.active = False
+
+    def before_step(self, step: int) -> None:
+        """``step`` is the number of steps done; the next one is ``step + 1``."""
+        if self.steps and not self.active and step + 1 == self.steps[0] and self.directory:
+            import jax
+
+            jax.profiler.start_trace(self.directory)
+            self.active = True
+
+    def after_step(self, step: int, block_on: Any) -> None:
+        if self.active and step + 1 >= self.steps[1]:
+            self.close(block_on)
+
+    def close(self, block_on: Any = None) -> None:
+        if self.active:
+            import jax
+
+            if block_on is not None:
+                jax.block_until_ready(block_on)
+            jax.profiler.stop_trace()
+            self.active = False

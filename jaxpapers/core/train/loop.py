@@ -164,6 +164,7 @@ def fit(
         TimeRemainingColumn(),
     )
     stop_request = job_lib.StopRequest()
+    profiler = job_lib.ProfileWindow(info.profile_steps, workdir)
     try:
         with (
             Progress(*columns, transient=True, disable=not (progress and is_main) or plain_lines) as bar,
@@ -181,6 +182,7 @@ def fit(
                         "repeat the dataset (e.g. MapDataset.repeat())"
                     ) from None
                 batch = sharding_lib.to_global(local, batch_sharding)
+                profiler.before_step(step)
                 if timer.first and info.summary:
                     flops = job_lib.step_flops(jit_step.lower(state, batch))
                 state, metrics = jit_step(state, batch)
@@ -190,6 +192,7 @@ def fit(
                     say(f"{description}: compiled and ran the first step in {timer.first_step():.1f} s")
                     if flops:
                         say(f"{description}: {flops:.3g} FLOPs per step (XLA cost analysis)")
+                profiler.after_step(step, metrics["loss"])
                 pending.append((step, metrics["loss"]))
                 stop = any([bool(hook(step, state, metrics)) for hook in hooks]) or bool(stop_request)
                 is_last = step == num_steps
@@ -227,6 +230,7 @@ def fit(
                 "run the same command again to resume"
             )
     finally:
+        profiler.close()
         if ckpt is not None:
             ckpt.close()
         writer.close()

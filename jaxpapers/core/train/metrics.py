@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -28,7 +27,7 @@ class MetricWriter:
             if tensorboard:
                 from tensorboardX import SummaryWriter
 
-                self._tb = SummaryWriter(str(Path(workdir) / "tb"))
+                self._tb = SummaryWriter(str(self.path.parent / "tb"))  # epath: gs:// stays gs://
 
     def truncate_after(self, step: int) -> list[dict[str, Any]]:
         """Drops records after ``step`` (written after the checkpoint a run resumes from); returns the rest."""

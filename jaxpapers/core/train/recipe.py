@@ -41,11 +41,13 @@ class LoopConfig:
     log_every: int = 50
     eval_every: int | None = None
     ckpt_every: int | None = None
+    grad_accum: int = 1  # micro-batches of batch_size per optimizer update (optax.MultiSteps)
 
     def __post_init__(self):
         check_range("train.steps", self.steps, 1, MAX_STEPS)
         check_range("train.batch_size", self.batch_size, 1)
         check_range("train.log_every", self.log_every, 1)
+        check_range("train.grad_accum", self.grad_accum, 1)
         for name in ("eval_every", "ckpt_every"):
             if getattr(self, name) is not None:
                 check_range(f"train.{name}", getattr(self, name), 1)
@@ -77,11 +79,22 @@ def train_model(
     ``eval_batch`` (a pytree of arrays) is evaluated with ``loss_fn(..., train=False)`` every
     ``loop.eval_every`` steps and at the end, logged as ``eval/loss`` and ``eval/<aux>``; pass
     ``eval_fn(state) -> dict`` instead for anything else. ``key`` seeds initialisation and the step
-    keys; resuming from ``workdir`` is automatic (see :func:`fit`). ``learning_rate`` (the schedule,
+    keys; resuming from ``workdir`` is automatic (see :func:`fit`).
+
+    ``loop.grad_accum = k > 1`` accumulates gradients over ``k`` consecutive batches of ``data`` before
+    each update (``optax.MultiSteps``: the mean of the ``k`` gradients, so an update sees ``k`` times the
+    batch). ``loop.steps`` and the cadences count optimizer updates; ``fit`` runs ``k`` micro-steps each
+    and logs micro-step numbers. ``learning_rate`` (the schedule,
     ``optim.learning_rate(cfg, steps)``) and ``tokens_per_example`` only feed the logged metrics.
     """
     if eval_batch is not None and eval_fn is not None:
         raise ValueError("pass eval_batch or eval_fn, not both")
+    k = loop.grad_accum
+    if k > 1:
+        tx = optax.MultiSteps(tx, every_k_schedule=k).gradient_transformation()
+        if learning_rate is not None and callable(learning_rate):
+            schedule = learning_rate
+            learning_rate = lambda micro: schedule(micro // k)  # noqa: E731 - the rate of the update it feeds
     state, shardings = init_state(init_params, tx, key, mesh=mesh, rules=rules, extras=extras)
     if eval_batch is not None:
         held_out = jax.tree.map(jnp.asarray, eval_batch)
@@ -94,15 +107,15 @@ def train_model(
         state,
         make_train_step(loss_fn, tx),
         data,
-        num_steps=loop.steps,
+        num_steps=loop.steps * k,
         workdir=workdir,
         mesh=mesh,
         rules=rules,
         shardings=shardings,
-        log_every=loop.log_every,
-        ckpt_every=loop.ckpt_every,
+        log_every=loop.log_every * k,
+        ckpt_every=loop.ckpt_every and loop.ckpt_every * k,
         eval_fn=eval_fn,
-        eval_every=loop.eval_every,
+        eval_every=loop.eval_every and loop.eval_every * k,
         model_config=model_config,
         hooks=hooks,
         progress=progress,

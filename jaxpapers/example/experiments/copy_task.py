@@ -39,4 +39,5 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measuremen
             "chance_loss": math.log(cfg.model.vocab_size),
         },
         figures={"loss": figures.loss_curves(result.history, vocab_size=cfg.model.vocab_size)},
+        captions={"loss": figures.CAPTION},
     )

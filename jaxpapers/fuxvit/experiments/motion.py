@@ -15,7 +15,7 @@ import ml_collections
 from jaxpapers.core.claims import Measurement
 from jaxpapers.fuxvit import studies
 from jaxpapers.fuxvit.experiments.needle import measure_static
-from jaxpapers.fuxvit.figures import loss_curves
+from jaxpapers.fuxvit.figures import LEARNING_CAPTION, loss_curves
 
 __all__ = ["measure_fusion", "measure_static"]  # measure_static (F8b) is the one of F7c
 
@@ -37,7 +37,16 @@ def measure_fusion(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
             "steps": cfg.train.steps,
             "final_train_loss": runs[0]["history"][-1]["loss"],
         },
-        figures={"loss": loss_curves({"fuxvit": runs[0]}, f"motion direction ({cfg.variant})")},
+        figures={
+            "loss": loss_curves(
+                {f"fuxvit (seed {seeds[0]})": runs[0]},
+                f"motion direction ({cfg.variant})",
+                num_classes=cfg.data.num_classes,
+            )
+        },
+        captions={
+            "loss": LEARNING_CAPTION + f" Shown: the first of {len(seeds)} judging seeds; the claim takes the worst."
+        },
     )
 
 

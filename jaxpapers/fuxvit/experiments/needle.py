@@ -20,7 +20,7 @@ from jaxtyping import ArrayLike
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit import routing, studies
-from jaxpapers.fuxvit.figures import loss_curves
+from jaxpapers.fuxvit.figures import LEARNING_CAPTION, ROUTING_CAPTION, loss_curves, routing_map
 from jaxpapers.fuxvit.train import classifier, evaluate_classifier
 
 
@@ -76,7 +76,11 @@ def measure_routing(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measureme
         predicted={"routing_recall": chance, "routing_recall_last_layer": chance},
         n=cfg.data.num_eval,
         details={"chance_accuracy": 1.0 / cfg.data.num_classes, **rec, "steps": cfg.train.steps},
-        figures={"loss": loss_curves({"fsa": fsa}, "needle task")},
+        figures={
+            "loss": loss_curves({"fsa": fsa}, "needle task", num_classes=cfg.data.num_classes),
+            "routing": routing_map(fsa["sel"], eval_set["needle_frame"], fsa["sel"].shape[3]),
+        },
+        captions={"loss": LEARNING_CAPTION, "routing": ROUTING_CAPTION},
     )
 
 
@@ -93,7 +97,10 @@ def measure_vs_dense(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         },
         n=cfg.data.num_eval,
         details={"steps": cfg.train.steps, **recall(fsa["sel"], needle, cfg.model.k_frames, cfg.model.num_heads)},
-        figures={"loss": loss_curves({"fsa": fsa, "dense_causal": dense}, "needle task")},
+        figures={
+            "loss": loss_curves({"fsa": fsa, "dense_causal": dense}, "needle task", num_classes=cfg.data.num_classes)
+        },
+        captions={"loss": LEARNING_CAPTION + " FSA's final accuracy should be close to dense attention's."},
     )
 
 
@@ -111,5 +118,6 @@ def measure_static(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
         predicted=chance,
         n=cfg.data.num_eval,
         details={"chance_accuracy": chance, "variant": cfg.get("variant"), "steps": cfg.train.steps},
-        figures={"loss": loss_curves({"static": static}, TITLES[cfg.data.task])},
+        figures={"loss": loss_curves({"static": static}, TITLES[cfg.data.task], num_classes=cfg.data.num_classes)},
+        captions={"loss": LEARNING_CAPTION + " The static per-frame ViT is expected to stay at chance."},
     )

@@ -16,11 +16,10 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxpapers.core import plots
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.stats import fit_loglog
-from jaxpapers.fuxvit import attention, routing
+from jaxpapers.fuxvit import attention, figures, routing
 from jaxpapers.fuxvit.config import ScalingSweep
 from jaxpapers.fuxvit.kernels.fsa import bench
 from jaxpapers.fuxvit.kernels.fsa.reference import dense_block_causal, fsa_fine_reference
@@ -89,15 +88,9 @@ def analytic_flops(s: ScalingSweep) -> dict[str, np.ndarray]:
 
 
 def slope_figure(table: dict[str, np.ndarray], quantity: str, s: ScalingSweep, ylabel: str):
-    """Log-log plot of ``<kind>_<quantity>`` against T with each kind's fitted slope (slope 1 predicted for FSA)."""
-    fig, ax = plots.figure()
-    for kind, label in (("fsa", "FSA"), ("dense", "dense frame-causal")):
-        fit = fit_loglog(table["frames"], table[f"{kind}_{quantity}"])
-        pred = 1.0 if kind == "fsa" else None
-        plots.loglog_fit(ax, table["frames"], table[f"{kind}_{quantity}"], fit, label=label, predicted_slope=pred)
-    ax.set_xlabel(f"frames T (P = {s.tokens_per_frame}, k = {s.k})")
-    ax.set_ylabel(ylabel)
-    return fig
+    """Log-log plot of ``<kind>_<quantity>`` against T with fitted and predicted slopes (``figures.slope_figure``)."""
+    title = {"flops": "Attention FLOPs vs frames", "temp_bytes": "Attention memory vs frames"}.get(quantity, quantity)
+    return figures.slope_figure(table, quantity, ylabel, f"frames T (P = {s.tokens_per_frame}, k = {s.k})", title)
 
 
 def _slopes(cfg: ml_collections.ConfigDict, quantity: str, backward: bool, ylabel: str) -> Measurement:
@@ -116,6 +109,7 @@ def _slopes(cfg: ml_collections.ConfigDict, quantity: str, backward: bool, ylabe
             **{f"{kind}_slope_ci95": fits[kind].ci95 for kind in KINDS},
         },
         figures={quantity: slope_figure(tab, quantity, s, ylabel)},
+        captions={quantity: figures.SCALING_CAPTIONS[quantity]},
     )
 
 

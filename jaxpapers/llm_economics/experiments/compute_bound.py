@@ -88,6 +88,7 @@ def measure_exponents(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> 
         n=int(batch.E.shape[0]),
         details=details,
         figures={"key": fig},
+        captions={"key": figures.CAPTIONS["key"]},
     )
 
 

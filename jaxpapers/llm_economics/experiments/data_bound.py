@@ -63,7 +63,14 @@ def measure_hard_cap(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> M
     measured["cap_ratio_min"], measured["cap_ratio_max"] = float(ratio.min()), float(ratio.max())
     predicted["cap_ratio_min"] = predicted["cap_ratio_max"] = 1.0
     fig = figures.spend_figure(D, E, curves, "data-bound spend, hard cap (N* = N_opt(D)) and D/20 variant")
-    return Measurement(measured, predicted, n=int(4 * grid.num), details=details, figures={"spend": fig})
+    return Measurement(
+        measured,
+        predicted,
+        n=int(4 * grid.num),
+        details=details,
+        figures={"spend": fig},
+        captions={"spend": figures.CAPTIONS["spend"]},
+    )
 
 
 def measure_soft_cap(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measurement:
@@ -86,4 +93,11 @@ def measure_soft_cap(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> M
     fig = figures.spend_figure(
         D, E, {"soft cap": (by_d, by_e, 2.0, -1.0)}, "data-bound spend, soft cap (dashed: paper's D²/E)"
     )
-    return Measurement(measured, predicted, n=int(2 * grid.num), details=details, figures={"spend": fig})
+    return Measurement(
+        measured,
+        predicted,
+        n=int(2 * grid.num),
+        details=details,
+        figures={"spend": fig},
+        captions={"spend": figures.CAPTIONS["spend"] + " Here the dashed lines are the paper's D²/E (2 and −1)."},
+    )

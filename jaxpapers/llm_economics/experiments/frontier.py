@@ -19,8 +19,8 @@ from jaxpapers.core.checks import check_range
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.stats import LogLogFit, fit_loglog
+from jaxpapers.llm_economics import figures, solve
 from jaxpapers.llm_economics import scaling_laws as sl
-from jaxpapers.llm_economics import solve
 from jaxpapers.llm_economics.config import SolverOptions
 
 
@@ -64,4 +64,11 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measuremen
             measured[f"loss_{name}"] = float(sl.loss(law, jnp.asarray(cfg.check_n), jnp.asarray(cfg.check_d)))
             predicted[f"loss_{name}"] = float(cfg.expected_loss[name])
     fig = frontier_figure(C, n_opt, fits, slopes)
-    return Measurement(measured, predicted, n=int(C.size * len(laws)), details=details, figures={"frontier": fig})
+    return Measurement(
+        measured,
+        predicted,
+        n=int(C.size * len(laws)),
+        details=details,
+        figures={"frontier": fig},
+        captions={"frontier": figures.CAPTIONS["frontier"]},
+    )

@@ -9,7 +9,7 @@ import numpy as np
 from jaxpapers.core import plots
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
-from jaxpapers.llm_economics import model, solve
+from jaxpapers.llm_economics import figures, model, solve
 from jaxpapers.llm_economics.config import EGrid, FirmConfig, SolverOptions
 from jaxpapers.llm_economics.experiments.compute_bound import exponents
 from jaxpapers.llm_economics.model import FirmParams
@@ -21,9 +21,10 @@ def rho_figure(E: np.ndarray, parts: dict[float, solve.Solution], slopes: dict[f
     for r, part in parts.items():
         for ax, k in zip(axes, ("N", "D"), strict=True):
             ax.loglog(E, getattr(part, k), label=f"ρ = {r:g}: slope {slopes[r]['e_' + k]:.3f}")
-    for ax, k in zip(axes, ("N*", "D*"), strict=True):
-        ax.set_xlabel("E (FLOP/$)")
+    for ax, k in zip(axes, ("N* (parameters)", "D* (tokens)"), strict=True):
+        ax.set_xlabel("hardware efficiency E (FLOP/$)")
         ax.set_ylabel(k)
+        ax.set_title(f"{k.split()[0]} vs E per inference cost ρ", fontsize=8)
         ax.legend(fontsize=7)
     return fig
 
@@ -52,4 +53,5 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measuremen
         n=int(batch.E.shape[0]),
         details={"rows": rows},
         figures={"rho": rho_figure(E, parts, slopes)},
+        captions={"rho": figures.CAPTIONS["rho"]},
     )

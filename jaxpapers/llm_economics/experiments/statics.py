@@ -12,7 +12,9 @@ import numpy as np
 
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.llm_economics import studies
+from jaxpapers.llm_economics import figures, studies
+
+_GAIN = {"data": "data-efficiency gain B → B·m", "param": "parameter-efficiency gain A → A·m"}
 
 
 def _measure(cfg: ml_collections.ConfigDict, kind: str, quantities: tuple[str, ...]) -> Measurement:
@@ -26,8 +28,19 @@ def _measure(cfg: ml_collections.ConfigDict, kind: str, quantities: tuple[str, .
         measured[f"{q}_ratio_all"] = ratios[q].ravel()
     details = {"rhos": list(cfg.rhos), "multipliers": [cfg.multiplier, *cfg.extra_multipliers]}
     details.update({f"{q}_ratio_grid": ratios[q].tolist() for q in ("N", "D", "spend")})
+    fig = figures.statics_figure(
+        list(cfg.rhos),
+        {q: measured[f"{q}_ratio"] for q in quantities},
+        {q: predicted[f"{q}_ratio"] for q in quantities},
+        f"{_GAIN[kind]}, m = {cfg.multiplier:g}",
+    )
     return Measurement(
-        measured, predicted, n=int(len(cfg.rhos) * (1 + 2 * len(details["multipliers"]))), details=details
+        measured,
+        predicted,
+        n=int(len(cfg.rhos) * (1 + 2 * len(details["multipliers"]))),
+        details=details,
+        figures={"statics": fig},
+        captions={"statics": figures.CAPTIONS["statics"]},
     )
 
 

@@ -51,6 +51,7 @@ def measure_e2e_rate(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         n=len(s["ms_exact"]) + len(s["ms_played"]),
         details={"ms_exact": s["ms_exact"], "ms_played": s["ms_played"], "R": [lc.r(m) for m in s["ms_played"]]},
         figures={"latch_rates": _figure(s, None)},
+        captions={"latch_rates": _caption()},
     )
 
 
@@ -105,7 +106,14 @@ def measure_cot(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
         n=c["rounds"],
         details={"ms_played": list(lc.ms_played), "ms_cot_exact": list(lc.ms_cot_exact), "random_rounds": c["rounds"]},
         figures={"latch_rates": _figure(e2e, c["latch"])},
+        captions={"latch_rates": _caption()},
     )
+
+
+def _caption() -> str:
+    from jaxpapers.online_autoregressive.figures import CAPTIONS
+
+    return CAPTIONS["latch_rates"]
 
 
 def _figure(e2e: dict, cot):

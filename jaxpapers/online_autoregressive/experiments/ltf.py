@@ -128,7 +128,7 @@ def _measure_games(cfg: ml_collections.ConfigDict, key: jax.Array, feedback: str
     if len(gc.ds) >= 3:
         fit = fit_quadratic(gc.ds, [means[d].mean() for d in gc.ds])
         measured |= {"fit_a": fit["a"], "fit_r2": fit["r2"], "fit_quad_share": fit["quad_share_at_max_d"]}
-    from jaxpapers.online_autoregressive.figures import ltf_figure
+    from jaxpapers.online_autoregressive.figures import CAPTIONS, ltf_figure
 
     return Measurement(
         measured=measured,
@@ -141,6 +141,7 @@ def _measure_games(cfg: ml_collections.ConfigDict, key: jax.Array, feedback: str
                 gc.ds, list(gc.ms), {(d, feedback): means[d] for d in gc.ds}, [bound[d] for d in gc.ds]
             )
         },
+        captions={f"ltf_games_{feedback}": CAPTIONS[f"ltf_games_{feedback}"]},
     )
 
 

@@ -49,7 +49,7 @@ def measure_taxonomy(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         measured["gaps_at_max_m"] = np.array(
             [vals["squares"][-1] - vals["pow2"][-1], vals["naturals"][-1] - vals["squares"][-1]]
         )
-    from jaxpapers.online_autoregressive.figures import taxonomy_figure
+    from jaxpapers.online_autoregressive.figures import CAPTIONS, taxonomy_figure
 
     return Measurement(
         measured=measured,
@@ -57,6 +57,7 @@ def measure_taxonomy(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         n=len(tc.ms) * len(tc.families),
         details={"ms": list(tc.ms), "R": [tc.r(m) for m in tc.ms]} | {k: v.tolist() for k, v in vals.items()},
         figures={"taxonomy": taxonomy_figure(tc.ms, vals)},
+        captions={"taxonomy": CAPTIONS["taxonomy"]},
     )
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from jaxpapers.core.checks import check_range
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
+from jaxpapers.resource_allocation import figures
 from jaxpapers.resource_allocation.batching import batched_over_alphas
 from jaxpapers.resource_allocation.config import InstanceConfig, SolverConfig, alpha_grid
 from jaxpapers.resource_allocation.equilibrium import alpha_ne_one, best_reply_ne_one, deviation_gains_one, log_weights
@@ -47,4 +48,6 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
             "max_x_diff_per_alpha": dx.max(axis=1).tolist(),
             "max_price_rel_diff": float(dlam.max()),
         },
+        figures={"audit": figures.audit_figure(alphas, gain.max(axis=1), dx.max(axis=1))},
+        captions={"audit": figures.CAPTIONS["audit"]},
     )

@@ -12,6 +12,7 @@ import numpy as np
 from jaxpapers.core import sim
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
+from jaxpapers.resource_allocation import figures
 from jaxpapers.resource_allocation.batching import batched, batched_over_alphas
 from jaxpapers.resource_allocation.config import FeasibleConfig, InstanceConfig, LiquidConfig, SolverConfig
 from jaxpapers.resource_allocation.equilibrium import deviation_gains_one, log_weights
@@ -77,6 +78,8 @@ def measure_liquid_welfare(cfg: ml_collections.ConfigDict, key: jax.Array) -> Me
             "max_payment_over_budget_rel": float(overpay.max()),
             "fraction_with_a_binding_budget": float(np.mean(overpay > -1e-9)),
         },
+        figures={"liquid_welfare": figures.liquid_figure(alphas, mins)},
+        captions={"liquid_welfare": figures.CAPTIONS["liquid_welfare"]},
     )
 
 
@@ -139,4 +142,6 @@ def measure_budget_feasible(cfg: ml_collections.ConfigDict, key: jax.Array) -> M
             "fraction_of_weights_capped": float(frac.mean()),
             "iteration_rounds_max_per_alpha": rounds.max(axis=1, initial=0).tolist(),
         },
+        figures={"budget_feasible": figures.budget_feasible_figure(max_pay, len(fc.alphas), list(fc.alphas))},
+        captions={"budget_feasible": figures.CAPTIONS["budget_feasible"]},
     )

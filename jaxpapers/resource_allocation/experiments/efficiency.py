@@ -11,7 +11,6 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxpapers.core import plots
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.errors import ConfigError
@@ -34,17 +33,6 @@ def kelly_family_equilibria(ns, solver: SolverConfig):
     vals, al, _ = families.family_batch([1.0], ns)
     x, lam, theta = batched(alpha_ne_one, solver.chunk_size, **solver.iters)(vals, jnp.asarray(al, vals.w.dtype))
     return vals, x, lam, theta
-
-
-def kelly_family_figure(ns, ratio, closed):
-    fig, ax = plots.figure()
-    ax.semilogx(ns, ratio, "o", label="solver")
-    ax.semilogx(ns, closed, "-", lw=1, label="(3n+2)/(4n+2)")
-    ax.axhline(0.75, ls="--", color="gray", lw=1)
-    ax.set_xlabel("n (agents of slope 1/2 added)")
-    ax.set_ylabel("SW(NE)/OPT, Kelly")
-    ax.legend(fontsize=7)
-    return fig
 
 
 def measure_kelly_tight_family(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
@@ -70,7 +58,8 @@ def measure_kelly_tight_family(cfg: ml_collections.ConfigDict, key: jax.Array) -
             "price_closed_form": [n / (2 * n + 1) for n in ns],
             "kelly_outcome_max_abs_diff": float(np.max(np.abs(np.asarray(x_kelly - x)))),
         },
-        figures={"kelly_family": kelly_family_figure(ns, ratio, closed)},
+        figures={"kelly_family": figures.kelly_family_figure(ns, ratio)},
+        captions={"kelly_family": figures.CAPTIONS["kelly_family"]},
     )
 
 
@@ -93,18 +82,14 @@ def measure_kelly_bound(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measu
         found = float(studies.efficiency_search(key, (1.0,), inst, search, solver)[0])
         details["search_worst"] = found
         worst = min(worst, found)
-    return Measurement(measured={"min_ratio": worst}, predicted={"min_ratio": 0.75}, n=inst.num, details=details)
-
-
-def alpha_bound_figure(alphas, worst, bound):
-    fig, ax = plots.figure()
-    order = np.argsort(alphas)
-    ax.semilogx(np.asarray(alphas)[order], bound[order], "-", label="bound (1+2√α)/(1+√α)²")
-    ax.semilogx(np.asarray(alphas)[order], worst[order], "o", label="worst measured")
-    ax.set_xlabel("α")
-    ax.set_ylabel("SW(NE)/OPT")
-    ax.legend(fontsize=7)
-    return fig
+    return Measurement(
+        measured={"min_ratio": worst},
+        predicted={"min_ratio": 0.75},
+        n=inst.num,
+        details=details,
+        figures={"kelly_histogram": figures.kelly_histogram_figure(ratio)},
+        captions={"kelly_histogram": figures.CAPTIONS["kelly_histogram"]},
+    )
 
 
 def measure_alpha_bound(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
@@ -124,18 +109,9 @@ def measure_alpha_bound(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measu
         predicted={"min_margin": 0.0, "min_ratio": bound},
         n=inst.num * len(alphas),
         details=details | {"bound": bound.tolist()},
-        figures={"alpha_bound": alpha_bound_figure(alphas, worst, bound)},
+        figures={"alpha_bound": figures.alpha_bound_figure(alphas, worst)},
+        captions={"alpha_bound": figures.CAPTIONS["alpha_bound"]},
     )
-
-
-def tight_gap_figure(alphas, ns, gap):
-    fig, ax = plots.figure()
-    for a, g in zip(alphas, gap, strict=True):
-        ax.loglog(ns, g, "o-", ms=3, label=f"α = {a:g}")
-    ax.set_xlabel("n (agents added)")
-    ax.set_ylabel("SW(NE)/OPT − bound")
-    ax.legend(fontsize=7)
-    return fig
 
 
 def measure_alpha_tight(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
@@ -174,7 +150,8 @@ def measure_alpha_tight(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measu
             "bound": bound.tolist(),
             "max_abs_diff_vs_numpy_formula": float(np.max(np.abs(ratio - reference))),
         },
-        figures={"tight_gap": tight_gap_figure(alphas, ns, ratio - bound[:, None])},
+        figures={"tight_gap": figures.tight_gap_figure(alphas, ns, ratio - bound[:, None])},
+        captions={"tight_gap": figures.CAPTIONS["tight_gap"]},
     )
 
 
@@ -200,4 +177,5 @@ def measure_alpha_monotone(cfg: ml_collections.ConfigDict, key: jax.Array) -> Me
             "bound": bound.tolist(),
         },
         figures={"efficiency_vs_alpha": figures.efficiency_figure(a_sorted, random_worst[order], tight[order], ns)},
+        captions={"efficiency_vs_alpha": figures.CAPTIONS["efficiency_vs_alpha"]},
     )

@@ -15,11 +15,10 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxpapers.core import plots
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.resource_allocation import bounds
+from jaxpapers.resource_allocation import bounds, figures
 from jaxpapers.resource_allocation.batching import batched, batched_over_alphas
 from jaxpapers.resource_allocation.config import InstanceConfig, SolverConfig, alpha_grid
 from jaxpapers.resource_allocation.equilibrium import alpha_ne_one
@@ -56,17 +55,8 @@ def limit_errors(vals: Valuation, alphas, solver: SolverConfig) -> dict[str, np.
 
 
 def convergence_figure(alphas, err: dict[str, np.ndarray]):
-    """Median and worst distance to the limit against α, with the first-order reference slope."""
-    fig, ax = plots.figure()
-    a = np.asarray(alphas)
-    for name, marker in (("price", "o"), ("share", "s"), ("loss", "^")):
-        line = ax.loglog(a, np.median(err[name], axis=1), marker + "-", ms=4, label=f"{name}: median")
-        ax.loglog(a, err[name].max(axis=1), marker + ":", ms=3, color=line[0].get_color(), label=f"{name}: max")
-    ax.loglog(a, a, "-", color="gray", lw=1, label="∝ α")
-    ax.set_xlabel("α")
-    ax.set_ylabel("distance to the first-price limit")
-    ax.legend(fontsize=6)
-    return fig
+    """Median and worst distance to the limit against α (see :func:`figures.first_price_figure`)."""
+    return figures.first_price_figure(alphas, err)
 
 
 def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
@@ -118,4 +108,5 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
             "linear_only_instances": int(linear_only.sum()),
         },
         figures={"first_price_limit": convergence_figure(alphas, err)},
+        captions={"first_price_limit": figures.CAPTIONS["first_price_limit"]},
     )

@@ -12,7 +12,7 @@ import numpy as np
 from jaxpapers.core.checks import check_range
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
-from jaxpapers.resource_allocation import bounds, families, studies
+from jaxpapers.resource_allocation import bounds, families, figures, studies
 from jaxpapers.resource_allocation.batching import batched, batched_over_alphas
 from jaxpapers.resource_allocation.config import InstanceConfig, SearchConfig, SolverConfig, alpha_grid
 from jaxpapers.resource_allocation.equilibrium import alpha_ne_one
@@ -72,4 +72,6 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
         predicted={"two_linear_ratio": conj, "random_margin": 0.0, "random_min_ratio": conj},
         n=ratio.size,
         details=details | {"two_linear_vcg_revenue": pair_vcg, "two_linear_price": pair_price.tolist()},
+        figures={"revenue": figures.revenue_figure(alphas, pair_price / pair_vcg, worst)},
+        captions={"revenue": figures.CAPTIONS["revenue"]},
     )

@@ -37,6 +37,7 @@ def measure_superlinear(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measu
             "h_curves": {f: subsample(h) for f, h in hs.items()},
         },
         figures={"g2_hallucination": _hfig(hs, "G2 superlinear schedule vs A_sparse")},
+        captions={"g2_hallucination": _captions()["g2_hallucination"]},
     )
 
 
@@ -89,6 +90,7 @@ def measure_linear(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
             f"h_T_{sup}": h_sup.tolist(),
         },
         figures={"eps_frontier": _frontier_fig(pc.eps_grid, {lin: (d_lin, h_lin), sup: (d_sup, h_sup)})},
+        captions={"eps_frontier": _captions()["eps_frontier"]},
     )
 
 
@@ -103,24 +105,50 @@ def measure_monotone(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurem
         predicted={"last_phase_density": (np.array(pc.linear_cs) * pc.t5_eps >= 1).astype(float)},
         n=len(last),
         details={"cs": list(pc.linear_cs), "eps": pc.t5_eps},
+        figures={"monotone": _monotone_fig(pc, last)},
+        captions={"monotone": _captions()["monotone"]},
+    )
+
+
+def _captions() -> dict:
+    from jaxpapers.timely_generation.figures import CAPTIONS
+
+    return CAPTIONS
+
+
+def _monotone_fig(pc: PhaseConfig, last):
+    from jaxpapers.timely_generation.figures import phase_points_figure
+
+    cs = np.asarray(pc.linear_cs, float)
+    dense = np.linspace(cs.min(), cs.max(), 400)
+    return phase_points_figure(
+        cs,
+        {f"G2(ε = {pc.t5_eps:g}) vs A_phase": last},
+        xlabel="deadline constant c (f = c·n)",
+        title="Last-phase timely density vs deadline slack",
+        predicted=(dense, (dense * pc.t5_eps >= 1).astype(float)),
     )
 
 
 def _hfig(hs, title):
     from jaxpapers.timely_generation.figures import hallucination_figure
 
-    return hallucination_figure({f"f = {f}": h for f, h in hs.items()}, title)
+    return hallucination_figure({f"f = {f}": h for f, h in hs.items()}, title, guide_slope=-0.25)
 
 
 def _frontier_fig(eps, runs):
     from jaxpapers.core import plots
 
     fig, ax = plots.figure(width=5.0, height=3.5)
+    ax.fill_between([0.0, 0.10], 0.85, 1.05, color="C2", alpha=0.15, lw=0, label="timely and sparse")
+    ax.axhline(0.85, ls="--", color="C2", lw=1, label="timely: d_low ≥ 0.85")
+    ax.axvline(0.10, ls=":", color="C3", lw=1, label="sparse: h(T) ≤ 0.10")
     for f, (d, h) in runs.items():
         ax.plot(h, d, "o-", label=f"f = {f}")
         for e, x, y in zip(eps, h, d, strict=True):
             ax.annotate(f"ε={e:g}", (x, y), fontsize=6)
-    ax.set_xlabel("h(T) on A_sparse")
-    ax.set_ylabel("d_low on A_phase")
+    ax.set_xlabel("hallucination rate h(T) on A_sparse")
+    ax.set_ylabel("timely density d_low on A_phase")
+    ax.set_title("Timeliness vs hallucination over ε", fontsize=9)
     ax.legend(fontsize=7)
     return fig

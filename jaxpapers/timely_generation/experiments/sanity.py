@@ -52,10 +52,19 @@ def measure_oracle(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
         n=len(runs) * sc.T,
         details={"K": f"AP({sc.k_a}, {sc.k_b})", "T": sc.T, "runs": list(runs)},
         figures={"oracle_density": _figure(runs)},
+        captions={"oracle_density": _caption()},
     )
 
 
 def _figure(runs):
     from jaxpapers.timely_generation.figures import density_figure
 
-    return density_figure({k: r["curve"] for k, r in runs.items()}, title="G0 oracle on C_AP, f(n) = n")
+    return density_figure(
+        {k: r["curve"] for k, r in runs.items()}, title="G0 oracle on C_AP, f(n) = n", hlines={"predicted 1": 1.0}
+    )
+
+
+def _caption() -> str:
+    from jaxpapers.timely_generation.figures import CAPTIONS
+
+    return CAPTIONS["oracle_density"]

@@ -74,6 +74,15 @@ def staircase_sweep(k: int, n_sample: int, chunk_size: int | None) -> Callable:
     return jax.jit(run, compiler_options=sim.fast_compile_options())
 
 
+CAPTIONS = {
+    "staircase": "Each solid line should step up exactly at the dotted vertical line of its colour (the predicted "
+    "failure points: ν = ρ_i for the CCA family, 5ν = τ'_i for text→image generation); captioning stays at 0. "
+    "Dots (n samples) should follow the lines within ±0.05.",
+    "phase_diagram": "Population distance over (ν, image nuisance variance): the failure region of the CCA family "
+    "should not depend on the nuisance variance, while generation's should.",
+}
+
+
 def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
     """V3: sweep the common nuisance correlation of the contaminated family (population and sample)."""
     c = cfg.staircase
@@ -112,6 +121,7 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
         n=c.num_nu,
         details=details,
         figures=figures,
+        captions={name: CAPTIONS[name] for name in figures},
     )
 
 
@@ -136,8 +146,9 @@ def phase_diagram(cfg: ml_collections.ConfigDict, key: jax.Array):
         ax.set_yscale("log")
         ax.set_xlabel("ν")
         ax.set_ylabel("image nuisance variance gxn")
-        ax.set_title(name, fontsize=8)
-    fig.colorbar(im, ax=axes)
+        ax.set_title({"cca": "CCA family", "gen_t2i": "text→image generation"}[name], fontsize=8)
+    fig.colorbar(im, ax=axes, label="subspace distance to the semantic subspace")
+    fig.suptitle("Phase diagram: failure region vs ν and image nuisance variance", fontsize=9)
     return fig, {
         "nu": nus,
         "gxn": gxns,
