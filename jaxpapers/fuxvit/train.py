@@ -11,9 +11,10 @@ pixels (converted to [0, 1] floats on device). The optimizer is ``core.train.mak
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import grain
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -75,22 +76,36 @@ def make_mae_loss_fn(model: FuxViTMAE):
     return compute
 
 
-def pretraining_data(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
-    """Packed image/video rows (``cfg.data``) as numpy arrays."""
+def _pretraining_kwargs(cfg: ml_collections.ConfigDict) -> dict[str, Any]:
     d, enc = cfg.data, encoder_config(cfg)
     p = (d.size // enc.patch) ** 2
-    frames_per_row = max(1, d.token_budget // p)
-    return data_lib.pretraining_rows(
-        d.num_rows,
-        frames_per_row=frames_per_row,
+    return dict(
+        frames_per_row=max(1, d.token_budget // p),
         video_frames=d.video_frames,
         tubelet=enc.tubelet,
         size=d.size,
         mix=d.mix,
         image_fraction=d.image_fraction,
         images=tuple(d.images),
-        seed=cfg.seed,
     )
+
+
+def pretraining_data(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
+    """Packed image/video rows (``cfg.data``) as numpy arrays, all in memory (claims and tests)."""
+    return data_lib.pretraining_rows(cfg.data.num_rows, seed=cfg.seed, **_pretraining_kwargs(cfg))
+
+
+ROW_BLOCK_BYTES = 256 * 2**20  # memory of one generated block of pretraining rows
+
+
+def pretraining_source(cfg: ml_collections.ConfigDict) -> data_lib.GeneratedSource:
+    """The same kind of rows as a lazy grain source: row i is generated on demand (in blocks of about
+    :data:`ROW_BLOCK_BYTES`, reproducible from ``(cfg.seed, block)``), so the full preset's 100,000 rows
+    of 64K tokens (about 7.7 TB as one array) never exist at once; each host reads only its slice."""
+    kw = _pretraining_kwargs(cfg)
+    row_bytes = kw["frames_per_row"] * kw["tubelet"] * kw["size"] ** 2 * 3  # uint8 pixels
+    block = int(max(1, min(256, ROW_BLOCK_BYTES // row_bytes)))
+    return data_lib.GeneratedSource("pretraining_rows", cfg.data.num_rows, seed=cfg.seed, block=block, **kw)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -206,7 +221,7 @@ def evaluate_classifier(
 
 def fit_model(
     cfg: ml_collections.ConfigDict,
-    arrays: Mapping[str, np.ndarray],
+    arrays: Mapping[str, np.ndarray] | Sequence[Mapping[str, np.ndarray]],
     *,
     params: Any = None,
     eval_data: Mapping[str, np.ndarray] | None = None,
@@ -217,6 +232,8 @@ def fit_model(
 ) -> FitResult:
     """Trains the model of ``cfg`` on ``arrays`` with ``core.train.train_model``.
 
+    ``arrays`` holds the training set in memory, or is a random-access source of records (a lazy
+    :class:`data_lib.GeneratedSource`; read in order, its records being i.i.d.).
     ``params`` replaces the initial params (claims train several attention impls from one
     initialisation); ``eval_data`` (classification) is evaluated every ``train.eval_every`` steps as
     ``eval/loss`` and ``eval/accuracy``. The key is ``cfg.seed``'s, split as ``init_state`` does.
@@ -229,13 +246,20 @@ def fit_model(
         loss_fn = make_classify_loss_fn(classifier(cfg))
         batch_keys = ("pixels", "label")
     eval_batch = None if eval_data is None else {k: eval_data[k] for k in ("pixels", "label")}
-    init = init_fn(cfg, arrays) if params is None else (lambda key: params)
     loop = config_lib.to_dataclass(LoopConfig, cfg.train)
+    if isinstance(arrays, Mapping):
+        batches = train_batches(ArraySource({k: arrays[k] for k in batch_keys}), loop.batch_size, seed=cfg.seed)
+        example = arrays
+    else:
+        source = grain.MapDataset.source(arrays).map(lambda r: {k: r[k] for k in batch_keys})
+        batches = train_batches(source, loop.batch_size, seed=cfg.seed, shuffle=False)
+        example = {k: v[None] for k, v in arrays[0].items()}
+    init = init_fn(cfg, example) if params is None else (lambda key: params)
     return train_model(
         init,
         loss_fn,
         optimizer(cfg),
-        train_batches(ArraySource({k: arrays[k] for k in batch_keys}), loop.batch_size, seed=cfg.seed),
+        batches,
         loop=loop,
         key=jax.random.key(cfg.seed),
         workdir=workdir,
@@ -264,8 +288,8 @@ def train(
     if "task" not in cfg:
         raise ConfigError("this fuxvit config configures claims only (it has no 'task'); use `jaxpapers verify`")
     check_choice("task", cfg.task, TASKS)
-    if cfg.task == "pretrain":
-        return fit_model(cfg, pretraining_data(cfg), workdir=workdir, mesh=mesh, rules=rules, progress=progress)
+    if cfg.task == "pretrain":  # generated lazily: the full preset's rows never exist at once
+        return fit_model(cfg, pretraining_source(cfg), workdir=workdir, mesh=mesh, rules=rules, progress=progress)
     held_out = task_data(cfg, cfg.data.num_eval, cfg.seed + 1) if cfg.train.eval_every else None
     arrays = task_data(cfg, cfg.data.num_train, cfg.seed)
     return fit_model(cfg, arrays, eval_data=held_out, workdir=workdir, mesh=mesh, rules=rules, progress=progress)

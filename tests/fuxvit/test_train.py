@@ -75,3 +75,23 @@ def test_unknown_task_is_rejected():
     cfg = config_lib.apply_overrides(config_lib.load("fuxvit/needle", "preset=tiny"), {"task": "segment"})
     with pytest.raises(config_lib.ConfigError, match="task='segment' is not allowed"):
         train_lib.train(cfg, None, progress=False)
+
+
+def test_the_full_pretraining_preset_generates_rows_lazily():
+    """Issue 13 item 6: the full preset's 100,000 rows of 64K tokens (about 7.7 TB) are a lazy source:
+    nothing is generated at construction, one block stays within ROW_BLOCK_BYTES, and any row is
+    reproducible from (seed, block)."""
+    from jaxpapers.core.config import load
+    from jaxpapers.fuxvit import train as fuxvit_train
+
+    cfg = load("fuxvit/pretrain", "full")
+    src = fuxvit_train.pretraining_source(cfg)
+    assert len(src) == 100_000 and src._cache is None
+    kw = fuxvit_train._pretraining_kwargs(cfg)
+    row_bytes = kw["frames_per_row"] * kw["tubelet"] * kw["size"] ** 2 * 3
+    assert row_bytes * len(src) > 7e12 and src.block * row_bytes <= fuxvit_train.ROW_BLOCK_BYTES
+
+    tiny = fuxvit_train.pretraining_source(load("fuxvit/pretrain", "tiny"))
+    first = {k: v.copy() for k, v in tiny[len(tiny) - 1].items()}
+    tiny._cache = None  # forget the block: regenerating it gives the same row
+    assert all(np.array_equal(first[k], v) for k, v in tiny[len(tiny) - 1].items())
