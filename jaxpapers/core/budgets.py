@@ -27,24 +27,24 @@ class PaperBudget:
 
 DEFAULT = PaperBudget()
 
-# Ceilings about 20-25 % above the clean-clone CI measurement on 2 cores (README, CI section: measured
+# Ceilings about 20 % above the slowest clean-clone CI measurement on 2 cores (README, CI section: measured
 # seconds in brackets); each is a known cost to come down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
-        verify_s=350.0,  # [206 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
+        verify_s=380.0,  # [206-221 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
         tests_s=160.0,  # [104 s, before the Pallas kernel's interpret-mode tests (~40 s of CPU)]
         notebook_s=40.0,  # [32 s]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
     ),
     "comonet": PaperBudget(
-        verify_s=100.0,  # [79 s]
+        verify_s=120.0,  # [79-95 s]
         tests_s=140.0,  # [118 s]
         notebook_s=40.0,  # [35 s]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
     "vlm_objectives": PaperBudget(
-        verify_s=320.0,  # [260 s: V2a 124 s, V2b 114 s]
+        verify_s=420.0,  # [260-343 s: V2a 124-128 s, V2b 114-181 s]
         tests_s=125.0,  # [103 s]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
@@ -62,8 +62,8 @@ EXCEPTIONS: dict[str, PaperBudget] = {
 # id -> (limit in seconds, why). Each is a known defect of the quick preset, reported in the README's
 # CI section, to be brought back under 60 s.
 OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
-    "vlm_objectives/V2a-trained-clean": (150.0, "judged on 5 fresh seeds (V2 had been tuned on its one seed): 124 s"),
-    "vlm_objectives/V2b-trained-contaminated": (150.0, "judged on 5 fresh seeds, as V2a: 114 s"),
+    "vlm_objectives/V2a-trained-clean": (200.0, "judged on 5 fresh seeds (V2 was tuned on one seed): 124-128 s"),
+    "vlm_objectives/V2b-trained-contaminated": (200.0, "judged on 5 fresh seeds, as V2a: 114-181 s"),
     "fuxvit/F9-sharded-equals-single": (80.0, "compiles 8-device sharded steps: 53-62 s"),
     "dp_bounds/D4-lm-extraction": (90.0, "pretraining + DP-SGD + attack on a real LM: 58 CPU-s, 67 s loaded"),
     "fuxvit/F8a-motion-needs-fusion": (120.0, "judged on 3 fresh seeds (issue 12), one training each: ~90 s"),
