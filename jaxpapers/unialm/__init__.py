@@ -1,0 +1,61 @@
+"""UniALM / FactorCodec (UniAudio 2.0, arXiv 2602.04683) in JAX: the factorised audio codec.
+
+Public API: the audio front-end (:mod:`.audio`), quantizers (:mod:`.quantize`), the codec
+(:class:`FactorCodec`, :func:`PlainCodec`, losses), its training phases (:mod:`.train`), the offline
+data worlds and loaders (:mod:`.data`), probes, and the ``experiments`` and ``figures`` submodules.
+The language-model half (UniALM itself) is added by a later change under ``lm.py``/``sequence.py``.
+"""
+
+from jaxpapers.unialm import audio, experiments, figures, probes, quantize, studies
+from jaxpapers.unialm.codec import (
+    AnalysisBranch,
+    AnalysisEncoder,
+    ConvDecoder,
+    FactorCodec,
+    FiLM,
+    PlainCodec,
+    ReconBranch,
+    ReconEncoder,
+    TextAlignHead,
+    VocosDecoder,
+    codec_phase1_loss,
+    codec_phase2_loss,
+    index_map,
+)
+from jaxpapers.unialm.config import CodecConfig, DigitWorldConfig, LossConfig, MixConfig, ProbeConfig
+from jaxpapers.unialm.quantize import ResidualVQ, VectorQuantizer, code_usage_stats, codes_to_embeddings
+from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
+
+__all__ = [
+    "AnalysisBranch",
+    "AnalysisEncoder",
+    "CodecConfig",
+    "ConvDecoder",
+    "DigitWorldConfig",
+    "FactorCodec",
+    "FiLM",
+    "LossConfig",
+    "MixConfig",
+    "PlainCodec",
+    "ProbeConfig",
+    "ReconBranch",
+    "ReconEncoder",
+    "ResidualVQ",
+    "TextAlignHead",
+    "VectorQuantizer",
+    "VocosDecoder",
+    "audio",
+    "code_usage_stats",
+    "codec_phase1_loss",
+    "codec_phase2_loss",
+    "codes_to_embeddings",
+    "experiments",
+    "figures",
+    "index_map",
+    "probes",
+    "quantize",
+    "recon_init",
+    "studies",
+    "train_analysis",
+    "train_recon",
+]

@@ -1,0 +1,79 @@
+"""Probes (vmapped scan trainer vs a plain loop), the dead-code restart step, orbax checkpoints and resume."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxpapers.core.train import LoopConfig, OptimConfig, TrainState
+from jaxpapers.unialm import PlainCodec, probes, train
+from jaxpapers.unialm.config import CodecConfig, LossConfig, ProbeConfig
+from jaxpapers.unialm.quantize import ENC_KEY, USAGE_KEY
+
+
+def test_vmapped_probes_match_plain_loop():
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(3, 6)) * 2
+    y = np.tile(np.arange(3), 4)
+    xs = np.stack([centers[y] + rng.normal(size=(12, 6)) for _ in range(2)])
+    ty = np.tile(np.arange(3), 10)
+    tx = np.stack([centers[ty] + rng.normal(size=(30, 6)) * s for s in (1.5, 8.0)])  # each probe its own test set
+    cfg = ProbeConfig(steps=60, voices=(0, 1))
+    got = probes.probe_accuracies(xs, np.stack([y, y]), tx, ty, cfg, 3)
+    ref = [probes.probe_accuracy_loop(xs[i], y, tx[i], ty, cfg, 3) for i in range(2)]
+    np.testing.assert_allclose(got, ref, atol=1 / 30 + 1e-9)
+    assert got[0] > 0.5 and got[1] < got[0]
+    shared = probes.probe_accuracies(xs, np.stack([y, y]), tx[0], ty, cfg, 3)
+    np.testing.assert_allclose(shared[0], got[0])
+
+
+def test_single_voice_sets_split_by_voice():
+    f = np.arange(12.0)[:, None]
+    voice = np.array([0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2])
+    held = voice == 2
+    trx, try_, tex, tey = probes.single_voice_sets(f, voice, np.arange(12) % 10, held, (0, 1))
+    assert trx.shape == (2, 4, 1) and tex.shape == (4, 1)
+    np.testing.assert_array_equal(trx[0, :, 0], [0, 1, 6, 7])
+    with pytest.raises(ValueError, match="training voices"):
+        probes.single_voice_sets(f, voice, np.arange(12), held, (2,))
+
+
+def test_dead_code_restart_step():
+    params = {"rvq": {"level_0": {"codebook": jnp.zeros((4, 2))}}}
+    enc = jnp.ones((1, 3, 2)) * 7
+
+    def step(state, batch):
+        metrics = {"loss": jnp.zeros(()), USAGE_KEY: jnp.asarray([[1.0, 0, 0, 2]]), ENC_KEY: enc}
+        return state.replace(step=state.step + 1), metrics
+
+    wrapped = jax.jit(train.with_dead_code_restart(step, ("rvq",), 1, every=2))
+    state = TrainState(
+        step=jnp.zeros((), jnp.int32),
+        params=params,
+        opt_state=(),
+        rng=jax.random.key_data(jax.random.key(0)),
+        extras={"usage": jnp.zeros((1, 4))},
+    )
+    state, m = wrapped(state, None)
+    assert USAGE_KEY not in m and float(state.params["rvq"]["level_0"]["codebook"].sum()) == 0  # step 1: no restart
+    state, m = wrapped(state, None)
+    book = np.asarray(state.params["rvq"]["level_0"]["codebook"])
+    np.testing.assert_array_equal(book[[1, 2]], 7.0)  # unused codes restarted from encodings
+    np.testing.assert_array_equal(book[[0, 3]], 0.0)
+    assert float(state.extras["usage"].sum()) == 0
+
+
+def test_recon_training_checkpoints_and_resumes(tmp_path):
+    cfg = CodecConfig(r_width=8, r_blocks=1, r_codes=8, r_levels=2)
+    codec = PlainCodec(cfg, 4)
+    audio = np.random.default_rng(0).normal(size=(6, 1280)).astype(np.float32) * 0.1
+    kw = dict(
+        optim=OptimConfig(lr=1e-3), loss=LossConfig(restart_every=1), key=jax.random.key(0), workdir=str(tmp_path)
+    )
+    r1 = train.train_recon(codec, audio, loop=LoopConfig(steps=2, batch_size=2, log_every=1), **kw)
+    assert (tmp_path / "checkpoints").exists() and r1.resumed_from is None
+    assert {"msmd", "l1", "vq", "dead_codes"} <= set(r1.history[-1])
+    r2 = train.train_recon(codec, audio, loop=LoopConfig(steps=3, batch_size=2, log_every=1), **kw)
+    assert r2.resumed_from == 2 and int(r2.state.step) == 3
+    p0 = train.recon_init(codec, 1280, jax.random.key(0))
+    assert jax.tree.structure(p0) == jax.tree.structure(r1.state.params)
