@@ -32,7 +32,7 @@ DEFAULT = PaperBudget()
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
         verify_s=380.0,  # [206-221 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
-        tests_s=160.0,  # [104 s, before the Pallas kernel's interpret-mode tests (~40 s of CPU)]
+        tests_s=230.0,  # [194 s with the Pallas kernel's interpret-mode tests]
         notebook_s=40.0,  # [32 s]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
@@ -45,10 +45,11 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "vlm_objectives": PaperBudget(
         verify_s=480.0,  # [260-343 s: V2a 124-128 s, V2b 114-181 s]
-        tests_s=125.0,  # [103 s]
+        tests_s=190.0,  # [103-160 s; figure tests added]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
-    "resource_allocation": PaperBudget(tests_s=100.0, reason="float64 equilibrium sweeps checked against SciPy [81 s]"),
+    "resource_allocation": PaperBudget(tests_s=115.0, reason="float64 sweeps checked against SciPy [81-95 s]"),
+    "llm_economics": PaperBudget(tests_s=55.0, reason="SciPy reference optimisers for every claim [21-43 s]"),
     "example": PaperBudget(notebook_s=25.0, reason="trains TinyLM in the notebook [22 s]"),
     "dp_bounds": PaperBudget(
         verify_s=120.0,  # [111 s wall at load 10; 61 CPU-s]
@@ -63,7 +64,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "unialm": PaperBudget(
         verify_s=200.0,  # [113 s wall at load 3-5 with the speech cached; + the espeak-ng build, 10-60 s]
-        tests_s=150.0,  # [95 CPU-s]
+        tests_s=190.0,  # [156 s]
         notebook_s=60.0,  # [73 s alone at load 2; 104 CPU-s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),

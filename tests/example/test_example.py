@@ -67,7 +67,7 @@ def test_untrained_loss_is_near_chance():
 def test_typed_configs_validate_and_reject_unknown_fields():
     with pytest.raises(ConfigError, match="model.attn_impl='flash' is not allowed"):
         TinyLMConfig(attn_impl="flash")
-    with pytest.raises(ValueError, match="must split into 3 heads of even size"):
+    with pytest.raises(ValueError, match="model.num_heads=3 does not split model.dim=64 into heads of even size"):
         TinyLMConfig(dim=64, num_heads=3)
     with pytest.raises(ConfigError, match="TinyLMConfig has no field 'width'"):
         config.to_dataclass(TinyLMConfig, {"width": 3})
