@@ -39,7 +39,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "comonet": PaperBudget(
         verify_s=120.0,  # [79-95 s]
-        tests_s=140.0,  # [118 s]
+        tests_s=180.0,  # [116-178 s]
         notebook_s=40.0,  # [35 s]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
@@ -48,9 +48,9 @@ EXCEPTIONS: dict[str, PaperBudget] = {
         tests_s=190.0,  # [103-160 s; figure tests added]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
-    "resource_allocation": PaperBudget(tests_s=115.0, reason="float64 sweeps checked against SciPy [81-95 s]"),
+    "resource_allocation": PaperBudget(tests_s=130.0, reason="float64 sweeps checked against SciPy [81-95 s]"),
     "llm_economics": PaperBudget(tests_s=55.0, reason="SciPy reference optimisers for every claim [21-43 s]"),
-    "example": PaperBudget(notebook_s=25.0, reason="trains TinyLM in the notebook [22 s]"),
+    "example": PaperBudget(tests_s=50.0, notebook_s=25.0, reason="trains TinyLM in tests and the notebook [40, 22 s]"),
     "dp_bounds": PaperBudget(
         verify_s=120.0,  # [111 s wall at load 10; 61 CPU-s]
         tests_s=60.0,  # [49 s]
@@ -59,12 +59,14 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "cot_hierarchy": PaperBudget(
         verify_s=90.0,  # [70 s at load 2]
+        tests_s=50.0,  # [22-37 s]
         notebook_s=30.0,  # [30 s]
         reason="H2 compiles three cache sizes and decodes a 2,200-step palindrome (25 s)",
     ),
+    "merge_calculus": PaperBudget(notebook_s=30.0, reason="four tiny sweeps and MC7 compile [20-25 CPU-s]"),
     "unialm": PaperBudget(
         verify_s=200.0,  # [113 s wall at load 3-5 with the speech cached; + the espeak-ng build, 10-60 s]
-        tests_s=190.0,  # [156 s]
+        tests_s=150.0,  # [225 s before four > 25 s tests were marked slow (about 120 s)]
         notebook_s=60.0,  # [73 s alone at load 2; 104 CPU-s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),
@@ -88,6 +90,17 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
 # of the plan.
 FIXED_S = {"install": 150.0, "core_tests": 120.0, "lint": 10.0, "wheel": 90.0}
 XDIST_WORKERS = 2  # default tests and notebooks run in this many processes (pytest-xdist, one per core)
+
+# Timing on a shared 2-core machine varies by a third between runs of the same code (e.g. comonet's
+# default tests 116 s and 178 s in two clean runs, depending on which folder xdist runs beside it).
+# Every overrun is printed; strict mode (CI) fails only past this factor, so that noise never fails
+# CI and a real regression (a claim or suite growing by a half) always does.
+STRICT_ALLOWANCE = 1.25
+
+
+def fails_strict(seconds: float, budget_s: float) -> bool:
+    """Whether ``seconds`` overruns ``budget_s`` by more than the timing noise :data:`STRICT_ALLOWANCE`."""
+    return seconds > budget_s * STRICT_ALLOWANCE
 
 
 def budget(slug: str) -> PaperBudget:

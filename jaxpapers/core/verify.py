@@ -241,8 +241,13 @@ def papers_over_budget(results: Sequence[ClaimResult]) -> dict[str, tuple[float,
 
 
 def exit_code(results: Sequence[ClaimResult], *, strict_budgets: bool = False) -> int:
-    """2: an error (or, with ``strict_budgets``, a claim or paper over budget); else 1: an honest failure; else 0."""
-    slow = over_budget(results) or papers_over_budget(results)
+    """2: an error (or, with ``strict_budgets``, a claim or paper over its budget by more than the timing
+    noise ``core.budgets.STRICT_ALLOWANCE``); else 1: an honest failure; else 0."""
+    from jaxpapers.core import budgets
+
+    slow = [r for r in over_budget(results) if budgets.fails_strict(r.seconds, r.budget_s or 0.0)] or [
+        s for s, (sec, limit) in papers_over_budget(results).items() if budgets.fails_strict(sec, limit)
+    ]
     if any(r.verdict == "error" for r in results) or (strict_budgets and slow):
         return 2
     if any(r.verdict == "fail" for r in results):

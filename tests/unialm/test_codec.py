@@ -27,6 +27,7 @@ def test_index_map_is_floor():
     np.testing.assert_array_equal(index_map(5, 12)[-3:], [3, 4, 4])
 
 
+@pytest.mark.slow  # > 25 s on 2 cores
 def test_tokenize_detokenize_shapes(codec_and_params):
     codec, params = codec_and_params
     x = jnp.asarray(np.random.default_rng(0).normal(size=(2, 12800)) * 0.1, jnp.float32)
@@ -51,6 +52,7 @@ def test_illegal_clip_length_names_the_legal_multiple(codec_and_params):
         CodecConfig(cond_dropout=1.5)
 
 
+@pytest.mark.slow  # > 25 s on 2 cores
 def test_plain_codec_has_no_analysis_stream():
     codec = PlainCodec(TINY, V)
     params = codec.init(jax.random.key(1), 7680)
@@ -83,6 +85,7 @@ def test_analysis_input_is_standardised(codec_and_params):
     assert "in_norm" not in raw["analysis"]["encoder"]
 
 
+@pytest.mark.slow  # > 25 s on 2 cores
 def test_losses_are_finite_and_mask_padding(codec_and_params):
     codec, params = codec_and_params
     x = jnp.asarray(np.random.default_rng(4).normal(size=(2, 12800)) * 0.1, jnp.float32)

@@ -63,6 +63,7 @@ def test_dead_code_restart_step():
     assert float(state.extras["usage"].sum()) == 0
 
 
+@pytest.mark.slow  # > 25 s on 2 cores
 def test_recon_training_checkpoints_and_resumes(tmp_path):
     cfg = CodecConfig(r_width=8, r_blocks=1, r_codes=8, r_levels=2)
     codec = PlainCodec(cfg, 4)
