@@ -46,7 +46,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     # F8a is judged on the worst of `judge_seeds` seeds from `seed` on. The quick budget and lr were
     # chosen on seeds 0-2 (the review's 0/1, ours 0/1/2), so the judging seeds are fresh draws.
     cfg.seed = 20261201
-    cfg.judge_seeds = 3
+    cfg.judge_seeds = 3 if position else 1  # F8c (rgb) is a report in quick: one run says what it can
     cfg.task = "classify"
     cfg.rules_family = "fuxvit"
     cfg.strategy = "fsdp"
@@ -82,4 +82,5 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         cfg.data.update(frames=32, size=224, patch=16, min_speed=3.0, radius=(12, 30), num_train=100_000, num_eval=2048)
         cfg.train.update(steps=5000, batch_size=64, log_every=100, eval_every=1000, ckpt_every=1000)
         cfg.optim.update(lr=3e-4)
+        cfg.judge_seeds = 3  # judged in full, as F8a: the worst of three seeds
     return cfg

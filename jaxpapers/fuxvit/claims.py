@@ -130,7 +130,7 @@ CLAIMS = [
     Claim(
         id="fuxvit/F8c-motion-from-rgb",
         statement="FuxViT reads motion direction from plain RGB clips (the spec's task: direction is a product of "
-        "two frames' pixels); reported at the quick budget, judged at accuracy 0.9 in the full preset",
+        "two frames' pixels); reported at the quick budget, judged at accuracy 0.9 (worst of three seeds) in full",
         source="spec F8, split in three (our task)",
         kind="reproduction",
         experiment=".experiments.motion:measure_fusion",
