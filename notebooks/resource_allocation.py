@@ -125,7 +125,7 @@ with jax.enable_x64(True):
 # %%
 (claim,) = [c for c in registry.claims_of("resource_allocation") if c.name.startswith("RA5-")]
 with jax.enable_x64(True):
-    m = claim.experiment(cfg, jax.random.key(cfg.seed))
+    m = claim.resolve_experiment()(cfg, jax.random.key(cfg.seed))
 plt.close("all")
 m.preset = PRESET
 outcome = claim.predicate(m)
