@@ -230,7 +230,7 @@ class ReconBranch(nn.Module):
         """``x̂ = Dec(q_r + Dense(c))`` (spec §2 recon step 4)."""
         return self.decoder(q_r + self.cond_out(c))
 
-    def dequantize(self, codes: jax.Array, n_levels: int | None = None) -> jax.Array:
+    def dequantize(self, codes: jax.Array, n_levels: int | jax.Array | None = None) -> jax.Array:
         return self.rvq.decode(codes, n_levels)
 
     def __call__(self, x: jax.Array, q_a: jax.Array | None, drop: jax.Array, n_levels: Any = None):
@@ -294,12 +294,16 @@ class FactorCodec:
         """Dequantized analysis vectors (what probes and the LM adapter read)."""
         return self.analysis.apply({"params": params["analysis"]}, codes_a, method=AnalysisBranch.embed)
 
-    def embed_R(self, params: Any, codes_r: Int[Array, "b tr qr"], n_levels: int | None = None):
+    def embed_R(self, params: Any, codes_r: Int[Array, "b tr qr"], n_levels: int | jax.Array | None = None):
         """Dequantized reconstruction vectors ``Σ_{ℓ<n} O_ℓ(C_ℓ[R_ℓ])``."""
         return self.recon.apply({"params": params["recon"]}, codes_r, n_levels, method=ReconBranch.dequantize)
 
     def detokenize(
-        self, params: Any, codes_a: Int[Array, "b ta qa"], codes_r: Int[Array, "b tr qr"], n_levels: int | None = None
+        self,
+        params: Any,
+        codes_a: Int[Array, "b ta qa"],
+        codes_r: Int[Array, "b tr qr"],
+        n_levels: int | jax.Array | None = None,
     ) -> Float[Array, "b n"]:
         """``(A, R) → x̂``; ``n_levels`` decodes from the first n recon levels only (U2)."""
         q_r = self.embed_R(params, codes_r, n_levels)

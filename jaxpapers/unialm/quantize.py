@@ -129,7 +129,9 @@ def dropout_levels(key: jax.Array, batch: int, levels: int, rate: float) -> Int[
     return jnp.where(jax.random.uniform(k2, (batch,)) < rate, n, levels)
 
 
-def codes_to_embeddings(rvq: ResidualVQ, params: Any, codes: Int[ArrayLike, "*b q"], n_levels: int | None = None):
+def codes_to_embeddings(
+    rvq: ResidualVQ, params: Any, codes: Int[ArrayLike, "*b q"], n_levels: int | jax.Array | None = None
+):
     """Dequantized codebook vectors for ``codes`` (probes read these, never raw ids: spec Pitfall)."""
     codes = jnp.asarray(codes)
     if codes.shape[-1] != rvq.levels:
@@ -137,7 +139,7 @@ def codes_to_embeddings(rvq: ResidualVQ, params: Any, codes: Int[ArrayLike, "*b 
     return rvq.apply({"params": params}, codes, n_levels, method=ResidualVQ.decode)
 
 
-def code_usage_stats(codes: Int[ArrayLike, "n q"], codebook_size: int) -> dict[str, np.ndarray]:
+def code_usage_stats(codes: Int[ArrayLike, "*n q"], codebook_size: int) -> dict[str, np.ndarray]:
     """Per level: distinct codes used and perplexity ``exp(H(p_code))`` of the empirical code distribution."""
     codes = np.asarray(codes).reshape(-1, np.asarray(codes).shape[-1])
     check_range("codebook_size", codebook_size, 1)
