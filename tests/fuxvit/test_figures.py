@@ -1,30 +1,10 @@
 """fuxvit figures on made-up arrays (no training): learning curves with the chance lines and held-out
 accuracy, the scaling figure's predicted slopes, integer head ticks on the routing map, captions."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxpapers.fuxvit import figures
-
-
-def check_figure(fig, *labels: str, legend: bool = True) -> None:
-    """Each axes (colour bars aside) has a title (or the figure a suptitle), both axis labels and, with
-    ``legend``, a legend; every ``labels`` entry is in some legend."""
-    texts = []
-    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
-    for ax in fig.axes:
-        if ax.get_label() == "<colorbar>":
-            continue
-        assert ax.get_title() or suptitle, "missing title"
-        assert ax.get_xlabel() and ax.get_ylabel(), "missing axis label"
-        leg = ax.get_legend()
-        if legend:
-            assert leg is not None, "missing legend"
-        if leg is not None:
-            texts += [t.get_text() for t in leg.get_texts()]
-    for label in labels:
-        assert any(label in t for t in texts), (label, texts)
-    plt.close(fig)
+from tests.figure_checks import check_figure
 
 
 def _run(acc):

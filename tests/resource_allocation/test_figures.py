@@ -9,21 +9,7 @@ import numpy as np
 import pytest
 
 from jaxpapers.resource_allocation import figures
-
-
-def check_figure(fig, *labels: str) -> None:
-    """Each axes has a title, both axis labels and a legend; every ``labels`` entry is in some legend."""
-    texts = []
-    for ax in fig.axes:
-        assert ax.get_title(), "missing title"
-        assert ax.get_xlabel() and ax.get_ylabel(), "missing axis label"
-        legend = ax.get_legend()
-        assert legend is not None, "missing legend"
-        texts += [t.get_text() for t in legend.get_texts()]
-    for label in labels:
-        assert any(label in t for t in texts), (label, texts)
-    plt.close(fig)
-
+from tests.figure_checks import check_figure
 
 A = np.array([1.0, 0.25, 0.01])
 NS = [1, 10, 1000]

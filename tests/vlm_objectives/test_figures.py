@@ -1,31 +1,11 @@
 """The claim figures at a tiny size on made-up arrays (no training, no sweep): a title, labelled axes,
 a legend naming the reference lines, and a caption for every figure a claim writes."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxpapers.vlm_objectives import figures
 from jaxpapers.vlm_objectives.experiments import v1_closed_forms, v2_trained, v3_staircase, v4_one_sided, v6_nonlinear
-
-
-def check_figure(fig, *labels: str, legend: bool = True) -> None:
-    """Each axes (colour bars aside) has a title (or the figure a suptitle), both axis labels and, with
-    ``legend``, a legend; every ``labels`` entry is in some legend."""
-    texts = [t.get_text() for leg in fig.legends for t in leg.get_texts()]  # figure-level legends
-    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
-    for ax in fig.axes:
-        if ax.get_label() == "<colorbar>":
-            continue
-        assert ax.get_title() or suptitle, "missing title"
-        assert ax.get_xlabel() and ax.get_ylabel(), "missing axis label"
-        leg = ax.get_legend()
-        if legend:
-            assert leg is not None or fig.legends, "missing legend"
-        if leg is not None:
-            texts += [t.get_text() for t in leg.get_texts()]
-    for label in labels:
-        assert any(label in t for t in texts), (label, texts)
-    plt.close(fig)
+from tests.figure_checks import check_figure
 
 
 def test_staircase_figure_names_the_predicted_steps():
