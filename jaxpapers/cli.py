@@ -46,6 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="output directory (default: results/<preset>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        help="run the papers in this many processes (a paper's claims stay in one); default 1",
+    )
+    p.add_argument(
         "--strict-budgets",
         action="store_true",
         help="exit 2 when a claim overruns its time budget (CI); otherwise overruns are only reported",
@@ -83,6 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer (e.g. --jobs 2)")
+    return value
 
 
 def _console():
@@ -182,7 +199,8 @@ def _verify(args, rest) -> int:
         what criterion; for anything but a pass, one line of why and where the paper README explains it.
         soft_wrap: rich never breaks a number inside a token (the terminal wraps long lines whole)."""
         slow = f" [bold red]over budget ({r.budget_s:g} s)[/]" if r.over_budget else ""
-        con.print(f"[{colors[r.verdict]}]{r.verdict:>12}[/] {r.id}  {r.seconds:.1f} s{slow}", soft_wrap=True)
+        seconds = f"{r.seconds:.1f} s ({r.cpu_s:.1f} CPU-s)"
+        con.print(f"[{colors[r.verdict]}]{r.verdict:>12}[/] {r.id}  {seconds}{slow}", soft_wrap=True)
         predicted = f"  predicted {r.predicted}" if r.predicted and r.predicted != "-" else ""
         con.print(f"{'':>13}measured {r.measured or '-'}{predicted}  [dim]criterion: {r.criterion}[/]", soft_wrap=True)
         if r.verdict != "pass" and r.reason:
@@ -192,7 +210,14 @@ def _verify(args, rest) -> int:
     env = verify.environment()
     con.print(f"jaxpapers verify: {len(claims)} claims, preset {args.preset}, JAX {env['jax']} on {env['backend']}")
     results = verify.run(
-        claims, args.preset, out_dir=out, on_result=show, progress=not args.no_progress, overrides=overrides
+        claims,
+        args.preset,
+        out_dir=out,
+        on_result=show,
+        progress=not args.no_progress,
+        overrides=overrides,
+        jobs=args.jobs,
+        worker_setup="jaxpapers.cli:_setup_jax",
     )
     paths = verify.write_reports(results, out, env)
     code = verify.exit_code(results, strict_budgets=args.strict_budgets)

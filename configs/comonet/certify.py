@@ -34,7 +34,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.model = ml_collections.ConfigDict(dataclasses.asdict(CertModelConfig()))  # softplus + ReLU variants
     cfg.data = ml_collections.ConfigDict(dict(n_train=2000, noise=0.1))
     cfg.optim = ml_collections.ConfigDict(dict(lr=1e-2, schedule="cosine"))  # core.train.OptimConfig
-    cfg.train = ml_collections.ConfigDict(dict(steps=300, batch_size=256))  # core.train.LoopConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=300, batch_size=256, ckpt_every=100))  # core.train.LoopConfig
     cfg.n_inits = 20
     cfg.init_scale = 3.0  # raw parameters ~ N(0, init_scale²)
     cfg.cert = ml_collections.ConfigDict(dataclasses.asdict(CertConfig()))  # box [-2, 2], 2048 random points, ...

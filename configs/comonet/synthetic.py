@@ -38,7 +38,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         dict(n_train=2000, n_test=2000, noise=0.1, n_extrap=1000, extrap_box=(1.0, 1.5))
     )
     cfg.optim = ml_collections.ConfigDict(dict(lr=1e-2, schedule="cosine"))  # core.train.OptimConfig
-    cfg.train = ml_collections.ConfigDict(dict(steps=1500, batch_size=256, log_every=100))  # core.train.LoopConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=1500, batch_size=256, log_every=100, ckpt_every=250))  # core.train.LoopConfig
     # CO4 (and CO6) trials, and the models trained on them; the PenaltyMLP (≈ 7× an MLP step: input
     # gradients and second differences on 128 points) joins CO5's noise grid only in the full preset.
     cfg.accuracy = ml_collections.ConfigDict(dict(noise=0.1, seeds=3, models=("comonet", "mlp", "penalty_mlp")))
@@ -51,14 +51,14 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         cfg.accuracy.update(models=("comonet", "mlp"))
         cfg.model.update(hidden=4, depth=1, mlp_hidden=(8,), penalty_points=8)
         cfg.data.update(n_train=64, n_test=32, n_extrap=16)
-        cfg.train.update(steps=20, batch_size=16, log_every=10)
+        cfg.train.update(steps=20, batch_size=16, log_every=10, ckpt_every=10)
         cfg.accuracy.update(seeds=1)
         cfg.robustness.update(seeds=1)
         cfg.check.update(n_points=16)
     elif a.preset == "full":
         cfg.model.update(hidden=64, depth=3)
         cfg.data.update(n_train=20_000, n_test=5000, n_extrap=5000)
-        cfg.train.update(steps=20_000)
+        cfg.train.update(steps=20_000, ckpt_every=2000)
         cfg.accuracy.update(seeds=5)
         cfg.robustness.update(noises=(0.0, 0.25, 0.5, 1.0), seeds=5, models=("comonet", "mlp", "penalty_mlp"))
         cfg.check.update(n_points=5000)

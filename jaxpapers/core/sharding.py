@@ -16,7 +16,7 @@ from typing import Any
 import flax.linen as nn
 import jax
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 
 from jaxpapers.core import axes
 
@@ -40,15 +40,16 @@ def logical_specs(abstract_tree: Any) -> Any:
     return nn.get_partition_spec(abstract_tree)
 
 
-def tree_shardings(abstract_tree: Any, mesh: Mesh | None, rules: Rules | None) -> Any:
-    """NamedShardings for every leaf of a boxed abstract tree (None without a mesh)."""
+def tree_shardings(abstract_tree: Any, mesh: Mesh | AbstractMesh | None, rules: Rules | None) -> Any:
+    """NamedShardings for every leaf of a boxed abstract tree (None without a mesh; an ``AbstractMesh``
+    gives shardings for ahead-of-time lowering, ``core.train.aot``)."""
     if mesh is None:
         return None
     return nn.logical_to_mesh_sharding(logical_specs(abstract_tree), mesh, tuple(rules or ()))
 
 
 def batch_sharding(
-    mesh: Mesh | None, rules: Rules | None, logical: Sequence[str | None] = (axes.BATCH,)
+    mesh: Mesh | AbstractMesh | None, rules: Rules | None, logical: Sequence[str | None] = (axes.BATCH,)
 ) -> NamedSharding | None:
     """Sharding of a batch array whose leading dims carry the ``logical`` names (default: BATCH)."""
     if mesh is None:

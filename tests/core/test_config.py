@@ -100,3 +100,27 @@ def test_save_writes_resolved_config(tmp_path):
     path = config.save(config.load("example/copy:tiny"), tmp_path, config="example/copy:tiny")
     saved = json.loads(path.read_text())
     assert saved["meta"]["config"] == "example/copy:tiny" and saved["config"]["train"]["steps"] == 4
+
+
+def _training_presets():
+    """(config name, preset) of every shipped config whose ``train`` group runs the shared loop."""
+    for slug, experiments in config.list_configs().items():
+        for experiment in experiments:
+            for preset in ("quick", "full"):
+                cfg = config.load_preset(f"{slug}/{experiment}", preset, [])
+                train = cfg.get("train")
+                if train is not None and "steps" in train:
+                    yield f"{slug}/{experiment}", preset, train
+
+
+def test_every_long_training_config_saves_at_intervals():
+    """A preemption must not lose a long run: a preset of over 1,000 steps checkpoints at least five
+    times (``train.ckpt_every``), not only at the end."""
+    long_runs = [(name, preset, train) for name, preset, train in _training_presets() if train.steps > 1000]
+    assert len(long_runs) >= 5  # comonet, example, fuxvit, vlm_objectives all have long presets
+    bad = [
+        f"{name}:{preset} (steps {train.steps}, ckpt_every {train.get('ckpt_every')})"
+        for name, preset, train in long_runs
+        if not train.get("ckpt_every") or train.steps / train.ckpt_every < 5
+    ]
+    assert not bad, "saves too rarely: " + ", ".join(bad)

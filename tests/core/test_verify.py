@@ -1,5 +1,6 @@
 """The verify engine: verdicts, errors that do not stop the run, budgets, exit codes, reports."""
 
+import dataclasses
 import json
 import time
 
@@ -316,3 +317,51 @@ def test_the_ci_plan_fits_45_minutes_with_all_papers():
     from jaxpapers.core import budgets, registry
 
     assert budgets.ci_plan_s(registry.papers()) <= budgets.CI_LIMIT_S
+
+
+# --- verify --jobs N (core/verify_jobs.py) ---
+
+
+def test_paper_groups_keep_a_paper_together_in_order_longest_paper_first():
+    from jaxpapers.core import budgets
+    from jaxpapers.core.verify_jobs import paper_groups
+
+    def on(slug, name, **kw):
+        return dataclasses.replace(claim(name, exact), id=f"{slug}/{name}", **kw)
+
+    claims = [
+        on("example", "A"),
+        on("vlm_objectives", "V1"),
+        on("example", "B"),
+        on("vlm_objectives", "NEG", control_of="vlm_objectives/V1"),
+        on("llm_economics", "E1"),
+        on("vlm_objectives", "V2"),
+    ]
+    groups = paper_groups(claims)
+    assert groups[0] == ["vlm_objectives/V1", "vlm_objectives/NEG", "vlm_objectives/V2"]
+    assert sorted(groups[1:]) == [["example/A", "example/B"], ["llm_economics/E1"]]
+    assert budgets.budget("vlm_objectives").verify_s > budgets.budget("example").verify_s
+
+
+def test_a_worker_that_dies_stops_the_run_with_one_clear_error():
+    from jaxpapers.core import registry
+    from jaxpapers.core.verify_jobs import WorkerDied, run_parallel
+
+    claims = registry.select(["llm_economics/E1", "example/X1"])
+    with pytest.raises(WorkerDied, match="exited with code"):
+        run_parallel(claims, "tiny", 2, setup="os:abort")  # each worker dies before its first claim
+
+
+@pytest.mark.slow
+def test_jobs_2_gives_the_same_results_as_one_process(tmp_path):
+    """Two worker processes: the same claims, verdicts and measured values, in the given order."""
+    from jaxpapers.core import registry
+
+    claims = registry.select(["llm_economics/E1", "llm_economics/E3", "dp_bounds/D6", "dp_bounds/D7"])
+    one = verify.run(claims, "tiny", out_dir=tmp_path / "one", progress=False)
+    seen = []
+    two = verify.run(claims, "tiny", out_dir=tmp_path / "two", progress=False, jobs=2, on_result=seen.append)
+    assert [r.id for r in two] == [r.id for r in one] == [c.id for c in claims]
+    assert sorted(r.id for r in seen) == sorted(r.id for r in one)
+    assert [(r.verdict, r.measured) for r in two] == [(r.verdict, r.measured) for r in one]
+    assert all(r.seconds > 0 and r.cpu_s > 0 for r in two)
