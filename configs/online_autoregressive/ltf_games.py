@@ -1,7 +1,7 @@
 """Θ(d²) scaling, measured (claim O6 of ``online_autoregressive``; spec Family 2).
 
 Halving (E2E over the induced class, CoT over the base class with chain updates) against the greedy splitting
-adversary, one jitted program per d vmapped over (M, feedback) × seeds; bound log2 N(d).
+adversary, one jitted program for every (d, M, feedback) × seed (bitset version spaces); bound log2 N(d).
 
     jaxpapers verify online_autoregressive/O6                 # quick: d ∈ {2,3,4}, M ∈ {1,4,16}, 20 seeds
     jaxpapers verify online_autoregressive/O6 --preset full   # d = 2..6 (d = 6: GPU), quadratic fit

@@ -10,7 +10,7 @@ from jaxpapers.core import memo
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
 from jaxpapers.online_autoregressive.config import LTFExactConfig, LTFGamesConfig
-from jaxpapers.online_autoregressive.games import greedy_halving_games
+from jaxpapers.online_autoregressive.games import play_groups, tie_noise
 from jaxpapers.online_autoregressive.generators import _pow2, ltf_class
 from jaxpapers.online_autoregressive.induced import chain_codes, dedupe, e2e_matrix
 from jaxpapers.online_autoregressive.littlestone import cot_game_value, ldim
@@ -71,35 +71,54 @@ def measure_exact(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement
     )
 
 
-def game_inputs(ds, ms) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, int]]:
-    """Stacked ``(outputs, codes, v0, cot, sizes)`` for E2E and CoT halving on LTF_d^M, classes ordered
-    (d, M, feedback); rows and prompt columns padded to the largest d so one compiled program plays all."""
-    n_pad = max(_pow2(ltf_class(d).n) for d in ds)
-    x_pad = 2 ** max(ds)
-    outs, codes, v0, cot, sizes = [], [], [], [], {}
+def game_inputs(ds, ms) -> tuple[dict[tuple[int, tuple[int, ...], str], tuple], dict[int, int]]:
+    """``(groups, sizes)``: game inputs ``(outputs, codes, v0)`` of halving on LTF_d^M keyed (d, Ms, feedback):
+    E2E one group per d (the deduplicated induced classes of every M, rows padded; codes None), CoT one group
+    per (d, M) (the base class's final tokens and chain labels: a group pads its chain sets to its largest
+    chain count, which grows with M); ``sizes[d]`` = |LTF_d|. Groups are ordered by d, then M."""
+    groups, sizes = {}, {}
     for d in ds:
         cls = ltf_class(d)
         sizes[d] = cls.n
+        induced, cot = [], {}
         for m in ms:
             c, last = chain_codes(cls, np.arange(2**d), m)
-            uniq = dedupe(last)[0]
-            for fb, (o, cd) in (("e2e", (uniq, np.zeros(uniq.shape, np.int32))), ("cot", (last, c))):
-                po, pc, pv = np.zeros((n_pad, x_pad), bool), np.zeros((n_pad, x_pad), np.int32), np.zeros(n_pad, bool)
-                po[: o.shape[0], : 2**d], pc[: o.shape[0], : 2**d], pv[: o.shape[0]] = o, cd, True
-                outs.append(po), codes.append(pc), v0.append(pv), cot.append(fb == "cot")
-    return np.stack(outs), np.stack(codes), np.stack(v0), np.array(cot), sizes
+            induced.append(dedupe(last)[0])
+            cot[(d, (m,), "cot")] = (last[None], c[None].astype(np.int32), np.ones((1, cls.n), bool))
+        n = max(u.shape[0] for u in induced)
+        outs, v0 = np.zeros((len(ms), n, 2**d), bool), np.zeros((len(ms), n), bool)
+        for i, u in enumerate(induced):
+            outs[i, : u.shape[0]], v0[i, : u.shape[0]] = u, True
+        groups[(d, tuple(ms), "e2e")] = (outs, None, v0)
+        groups |= cot
+    return groups, sizes
+
+
+def groups_noise(groups: dict, seeds: int, seed: int, scale: float) -> np.ndarray:
+    """One tie-noise table for all groups (:func:`games.tie_noise`), sized for the largest: a group of LTF_d uses
+    its first 2^d prompt columns and its first ⌊log2 N⌋ + 1 rounds."""
+    n_max = max(v0.shape[1] for _, _, v0 in groups.values())
+    x_max = max(outs.shape[2] for outs, _, _ in groups.values())
+    return tie_noise(seeds, seed, scale, _pow2(n_max).bit_length() + 1, x_max)
+
+
+def play_game_groups(groups: dict, noise: np.ndarray, fast_compile: bool = False) -> dict[tuple, np.ndarray]:
+    """Mistakes int[classes, seeds] per group: one jitted program plays every group and seed (``fast_compile``:
+    see :func:`games.play_groups`)."""
+    played = play_groups(list(groups.values()), noise, fast_compile=fast_compile)
+    return {key: np.asarray(m) for key, m in zip(groups, played, strict=True)}
 
 
 def play_ltf_games(gc: LTFGamesConfig, key: jax.Array) -> dict:
-    """Mistakes [d][feedback] -> int[len(ms), seeds]; every (d, M, feedback, seed) in one jitted, vmapped call."""
-    outputs, codes, v0, cot, sizes = game_inputs(gc.ds, gc.ms)
+    """Mistakes [d][feedback] -> int[len(ms), seeds]; every (d, M, feedback, seed) in one jitted call."""
+    groups, sizes = game_inputs(gc.ds, gc.ms)
     seed = int(jax.random.randint(key, (), 0, 2**31 - 1))
-    mistakes = np.asarray(
-        greedy_halving_games(
-            outputs, codes, v0, cot, gc.seeds, seed, gc.tie_noise, rounds=outputs.shape[1].bit_length() + 1
-        )
-    ).reshape(len(gc.ds), len(gc.ms), 2, gc.seeds)
-    return {d: {"n": sizes[d], "e2e": mistakes[i, :, 0], "cot": mistakes[i, :, 1]} for i, d in enumerate(gc.ds)}
+    # A claim plays once: compile time dominates the milliseconds of play, so compile for speed of compilation.
+    res = play_game_groups(groups, groups_noise(groups, gc.seeds, seed, gc.tie_noise), fast_compile=True)
+    out = {d: {"n": sizes[d], "e2e": [], "cot": []} for d in gc.ds}
+    for (d, _, fb), mistakes in res.items():  # groups are ordered by d, then M
+        out[d][fb].append(mistakes)
+    return {d: v | {fb: np.concatenate(v[fb]) for fb in ("e2e", "cot")} for d, v in out.items()}
 
 
 def fit_quadratic(ds, values) -> dict:
