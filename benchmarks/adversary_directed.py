@@ -4,26 +4,32 @@
     .venv/bin/python benchmarks/adversary_directed.py                 # the quick sweep
     .venv/bin/python benchmarks/adversary_directed.py --t-max 10      # smaller
 
-Three implementations of the same value, timed interleaved in one run (``core.bench.time_interleaved``):
+Implementations of the same values, timed interleaved in one run (``core.bench.time_interleaved``):
 
-* JAX — ``solve_batch`` per family: the family's classes padded to one shape (its largest T and |H|), ONE jitted
-  ``fori_loop`` over presented masks, vectorised over instances and hypotheses (compiled before timing; the
-  claims instead pad every binary family to |H| 256 so that one compilation serves all of D2–D4);
+* JAX — ``solve_batch(..., solver="auto")`` per family: the family's classes padded to one shape (its largest T
+  and |H|), one jitted program per family compiled before timing: the dense ternary DP (``dense.py``: one
+  ``fori_loop`` over chunks of 1024 codes of one layer; 3^T codes, no |H|-sized work) for intervals and unions,
+  the general mask solver (one ``fori_loop`` over 2^T presented masks, vectorised over instances and
+  hypotheses) for thresholds, whose |H| = T + 1 makes 2^T·|H| states cheaper than 3^T codes;
+* JAX, mask solver only (the previous version) — for the record;
 * the plain recursion a theorist would write — ``reference.game_value``, memoised on (version space, presented
   set) with Python sets of hypotheses as bitmasks (goal: JAX ≥ 20×);
-* the best vectorised NumPy version — the same mask DP as the JAX solver (a Python loop over masks in decreasing
-  order; per mask, NumPy over (h, x): representatives, segment max/min with ``ufunc.at``) (goal: JAX faster).
-The loop over 2^T masks is sequential by nature: the NumPy mask loop is the floor a per-mask vectorisation
-reaches; JAX removes the Python overhead per mask, not the sequential dependency.
+* the best vectorised NumPy versions — (a) the mask DP (a Python loop over masks in decreasing order; per mask,
+  NumPy over (h, x): representatives, segment max/min with ``ufunc.at``) and (b) the dense ternary DP with
+  each layer one NumPy expression over all its codes (``dense.dense_numpy``) (goal: JAX faster than both).
+Both DPs are sequential over masks / layers; JAX removes the Python overhead per mask, and fuses a layer's
+gathers and combine into one loop body instead of NumPy's temporaries.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
 import numpy as np
 
 from jaxpapers.adversary_directed import classes, relabel, solve_batch
+from jaxpapers.adversary_directed.dense import dense_numpy
 from jaxpapers.adversary_directed.reference import game_value
 from jaxpapers.core.bench import report_ratio, time_interleaved
 
@@ -71,23 +77,32 @@ def main() -> None:
     ]
     mats = [m for fam in families for m in fam]
 
-    def run_jax():  # one program per family, each padded to its own largest |H| (compiled before timing)
-        return np.concatenate([solve_batch(fam) for fam in families])
+    def run_jax():  # one program per family (compiled before timing)
+        return np.concatenate([solve_batch(fam, solver="auto") for fam in families])
+
+    def run_jax_mask():
+        return np.concatenate([solve_batch(fam, solver="mask") for fam in families])
 
     want = run_jax()
-    assert [numpy_mask_dp(m) for m in mats] == want.tolist()
+    assert [numpy_mask_dp(m) for m in mats] == want.tolist() == run_jax_mask().tolist()
+    assert [dense_numpy(m) for m in mats] == want.tolist()
     times = time_interleaved(
         {
             "jax": run_jax,
+            "jax_mask_only": run_jax_mask,
             "numpy_mask_loop": lambda: [numpy_mask_dp(m) for m in mats],
+            "numpy_dense_layers": lambda: [dense_numpy(m) for m in mats],
             "python_recursion": lambda: [game_value(m) for m in mats],
         },
         rounds=args.rounds,
         min_time_s=0.0,
     )
-    print(f"{len(mats)} games, values {want.astype(int).tolist()}")
+    load = f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    print(f"{len(mats)} games, values {want.astype(int).tolist()}; {load}")
     report_ratio("D3 sweep", times["python_recursion"], times["jax"], baseline="python recursion", goal=20)
     report_ratio("D3 sweep", times["numpy_mask_loop"], times["jax"], baseline="numpy mask loop", goal=1)
+    report_ratio("D3 sweep", times["numpy_dense_layers"], times["jax"], baseline="numpy dense layers", goal=1)
+    report_ratio("D3 sweep", times["jax_mask_only"], times["jax"], baseline="jax mask solver only")
 
 
 if __name__ == "__main__":

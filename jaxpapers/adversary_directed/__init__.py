@@ -14,8 +14,9 @@ reconstruction (``shared/specs/adversary_directed.md``). Public API::
     ad.agnostic_regret(ad.thresholds, [16, 64, 256], "random", seeds=32)   # Hedge's exact expected regret
 
 Modules: ``classes`` (families, restrict, relabel, load_class), ``game`` (the solver, transductive values),
-``reference`` (pure-Python references), ``dims`` (Ldim, VC, Natarajan, LCdim, PLdim), ``online`` (standard
-online thresholds), ``play`` (SOA/Halving/constant vs the optimal adversary), ``agnostic`` (Hedge vs the
+``dense`` (the binary ternary-DP fast path), ``reference`` (pure-Python references), ``dims`` (Ldim, VC,
+Natarajan, LCdim, PLdim), ``online`` (standard online thresholds), ``play`` (SOA/Halving/constant vs the
+optimal adversary), ``adversaries`` (TreeFollower, RandomOrderRealizable), ``agnostic`` (Hedge vs the
 adversaries), ``closed_forms`` (predictions only), ``studies``,
 ``experiments``, ``figures``, ``claims``.
 """
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from jaxpapers.adversary_directed import experiments, figures
+from jaxpapers.adversary_directed.adversaries import mistake_tree, random_order_realizable, tree_follower
 from jaxpapers.adversary_directed.agnostic import hedge_bound, hedge_regret_grid
 from jaxpapers.adversary_directed.classes import (
     adaptive_order_class,
@@ -106,12 +108,14 @@ __all__ = [
     "ldim",
     "load_class",
     "minimax_mistakes",
+    "mistake_tree",
     "natarajan_dim",
     "perfect_ldim",
     "play_optimal_adversary",
     "predict_regime",
     "prefix_class",
     "random_class",
+    "random_order_realizable",
     "rate_curve",
     "reference_game_value",
     "regime_of_values",
@@ -124,6 +128,7 @@ __all__ = [
     "standard_online_thresholds",
     "thresholds",
     "transductive_value",
+    "tree_follower",
     "unions_of_k_intervals",
     "vc_dim",
 ]

@@ -36,6 +36,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float, Int
 
 from jaxpapers.adversary_directed.classes import as_class, relabel
+from jaxpapers.adversary_directed.dense import dense_batch
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.sim import bucket_size, jit_vmap_chunked
 
@@ -249,8 +250,13 @@ def solve_batch(
     n_labels: int | None = None,
     t_bucket: int = 4,
     chunk_size: int | None = 1,
+    solver: str = "mask",
 ) -> np.ndarray:
     """Game values of many classes: all padded to ONE shape, one jitted, vmapped program (spec "game.py").
+
+    ``solver``: "mask" (the general solver below), "dense" (binary classes only: the ternary DP of
+    :mod:`.dense`, 3^T codes and no |H|-sized work per state) or "auto" (dense for binary classes when
+    3^T ≤ 1.5·2^T·|H| at the padded shape — measured break-even on the CPU — else mask).
 
     The shared shape is (``t_pad``, ``m_pad``): by default the largest T rounded up to ``t_bucket`` and the
     next power of two ≥ the largest |H|, and ``n_labels`` (a power of two ≥ the most labels in a column); pass
@@ -263,6 +269,7 @@ def solve_batch(
     """
     check_choice("mode", mode, MODES)
     check_choice("randomized", randomized, (False, True, "both"))
+    check_choice("solver", solver, ("mask", "dense", "auto"))
     if mode == "transductive":
         return transductive_batch(classes, randomized)
     if not len(classes):
@@ -271,6 +278,9 @@ def solve_batch(
     t_max = max(c.shape[1] for c in mats)
     t_pad = t_bucket * max(1, math.ceil(t_max / t_bucket)) if t_pad is None else t_pad
     m_pad = _pow2(max(c.shape[0] for c in mats), 8) if m_pad is None else m_pad
+    binary = all(int(c.max(initial=0)) <= 1 for c in mats)
+    if solver == "dense" or (solver == "auto" and binary and 2 * 3**t_pad <= 3 * 2**t_pad * m_pad):
+        return dense_batch(mats, randomized, mode, t_pad=t_pad, m_pad=m_pad)
     padded = [pad_class(c, t_pad, m_pad) for c in mats]
     # Batch sizes in buckets (copies of the cheapest class) so sweeps of 6, 8 or 12 classes share a program.
     cheapest = min(range(len(padded)), key=lambda i: padded[i][1])
