@@ -18,6 +18,7 @@ import argparse
 import importlib
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,6 +43,14 @@ def resolve_entry(cfg: Any, spec: str) -> Callable[..., Any]:
     if fn is None:
         raise ConfigError(f"{module_name} has no function {func_name!r} to train config {name!r}")
     return fn
+
+
+def check_paper_config(entry: Callable[..., Any], cfg: Any) -> None:
+    """Calls ``check_config(cfg)`` of the entry's module when it has one: a paper refuses what it can
+    (data paths, an index that lists nothing, ...) before the workdir or its config.json is touched."""
+    check = getattr(sys.modules.get(entry.__module__), "check_config", None)
+    if check is not None:
+        check(cfg)
 
 
 def split_mesh_overrides(overrides: Sequence[str]) -> tuple[dict[str, int], list[str]]:
@@ -194,6 +203,7 @@ def run(spec: str, workdir: str, overrides: Sequence[str] = (), *, topology: str
             "and --config.mesh.<axis>=N overrides it for one run"
         )
     entry = resolve_entry(cfg, spec)
+    check_paper_config(entry, cfg)
     workdir = check_workdir(workdir)
     mesh = build_mesh(topology, mesh_sizes)
     rules = pick_rules(cfg)

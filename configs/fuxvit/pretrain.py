@@ -18,6 +18,26 @@ frames, 60 steps: the MAE loss falls from ≈ 1.0, the variance of normalised pi
 224 px with 28-px patches standing in for 14-px patches + 2×2 merging). Full presets use the spec's
 optimiser (AdamW β = (0.9, 0.95), wd 0.05, lr 1.5e-4·batch/256, warm-up 5 %, cosine, clip 1.0); the
 quick preset raises lr to 1e-3 because batch 2 would give lr ≈ 1e-6.
+
+Data (``--config.data.*``, validated by ``jaxpapers.fuxvit.config.PretrainData``):
+
+    source=generated|kinetics|ssv2|imagenet|captions   what the rows pack (default: generated)
+    root=/path        the videos (kinetics, ssv2, captions) or class folders (imagenet); required for real sources
+    index=train.csv   the Kinetics CSV / SSv2 JSON / caption TSV (relative: under root; default train.csv,
+                      train.json, captions.tsv); labels= (SSv2 labels JSON), split= (Kinetics split column)
+    fps=None          frames per second sampled from videos (None: every frame); source_fps=30 for frame folders
+    size, token_budget, video_frames   frame side (real frames are resized to size × size), tokens per row,
+                      tubelet frames per clip; a row packs token_budget / P frames
+    worker_count=0, worker_buffer_size=1   grain worker processes that decode, resize and pack batches
+    read_threads=1, read_buffer_size=2     grain ReadOptions (threads, prefetched batches per process/worker)
+
+    jaxpapers train --config configs/fuxvit/pretrain.py --workdir $W \
+        --config.data.source=kinetics --config.data.root=/data/k400/train --config.data.index=/data/k400/train.csv \
+        --config.data.fps=8 --config.data.worker_count=8
+
+A video is a file (PyAV: ``pip install 'jaxpapers[video]'``) or a folder of PNG/JPEG frames named like
+the file without its extension. Real records are shuffled with ``seed`` every epoch and repeated;
+``num_rows``, ``mix``, ``image_fraction`` and ``images`` apply to the generated rows only.
 """
 
 import dataclasses
@@ -61,6 +81,17 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             mix="mixed",
             image_fraction=0.5,
             images=("digits", "bundled"),
+            source="generated",
+            root="",
+            index="",
+            labels="",
+            split="",
+            fps=None,
+            source_fps=30.0,
+            worker_count=0,
+            worker_buffer_size=1,
+            read_threads=1,
+            read_buffer_size=2,
         )
     )
     cfg.train = ml_collections.ConfigDict(dict(steps=60, batch_size=2, log_every=10, eval_every=None, ckpt_every=60))
@@ -77,6 +108,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         cfg.model.update(remat=True, scan_layers=True, dtype="bfloat16")
         cfg.mae.update(decoder_dim=d // 2, decoder_heads=max(1, d // 128), decoder_attn_impl="reference")
         cfg.data.update(size=224, token_budget=65_536, video_frames=8, num_rows=100_000)
+        cfg.data.update(fps=8.0, worker_count=8, worker_buffer_size=1, read_threads=2, read_buffer_size=1)
         if a.variant == "clip":
             cfg.data.update(video_frames=256, image_fraction=0.0, mix="videos")  # P = (224/14)² = 256
         elif a.variant == "hour":

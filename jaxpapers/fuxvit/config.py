@@ -202,6 +202,74 @@ def encoder_config(cfg: ml_collections.ConfigDict) -> FuxViTConfig:
 # Experiment groups (configs/fuxvit/*.py)
 # --------------------------------------------------------------------------------------------------
 
+DATA_SOURCES: tuple[str, ...] = ("generated", "kinetics", "ssv2", "imagenet", "captions")
+VIDEO_SOURCES: tuple[str, ...] = ("kinetics", "ssv2", "captions")
+DEFAULT_INDEX: dict[str, str] = {"kinetics": "train.csv", "ssv2": "train.json", "captions": "captions.tsv"}
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainData:
+    """The ``data`` group of ``configs/fuxvit/pretrain.py`` (spec "Data"; issue 13 item 6).
+
+    Attributes:
+      source: ``generated`` (moving shapes + bundled images, made lazily by index), ``kinetics``
+        (CSV ``label,youtube_id,time_start,time_end,split`` + ``{id}_{start:06d}_{end:06d}.mp4``),
+        ``ssv2`` (Something-Something v2 JSON list + ``{id}.webm``), ``imagenet`` (``root/<class>/<image>``)
+        or ``captions`` (TSV ``video_path<TAB>caption``). A video may be a folder of PNG/JPEG frames
+        named like the file without its extension; video files need PyAV (``jaxpapers[video]``).
+      root: the folder of the videos / class folders (real sources only; required there).
+      index: the CSV/JSON/TSV file (real video sources); a relative path is under ``root``;
+        empty means :data:`DEFAULT_INDEX` (``train.csv``, ``train.json``, ``captions.tsv``).
+      labels: SSv2 labels JSON (template → id); empty: the sorted templates. split: Kinetics rows
+        whose ``split`` column equals it (empty: every row).
+      fps: frames per second sampled from real videos (None: every source frame); source_fps: the rate
+        assumed for frame folders.
+      size: frame side in pixels (real frames are resized to size × size); token_budget: tokens per
+        row on the unmasked T·P grid; video_frames: tubelet frames per video clip; num_rows: rows of
+        the generated source (real sources repeat their records, reshuffled every epoch).
+      mix, image_fraction, images: what the generated source packs (``mixed`` | ``videos`` | ``images``).
+      worker_count, worker_buffer_size: grain ``MultiprocessingOptions`` (0: read in the training
+        process); read_threads, read_buffer_size: grain ``ReadOptions`` (threads and prefetched batches).
+    """
+
+    source: str = "generated"
+    root: str = ""
+    index: str = ""
+    labels: str = ""
+    split: str = ""
+    fps: float | None = None
+    source_fps: float = 30.0
+    size: int = 32
+    token_budget: int = 4096
+    video_frames: int = 16
+    num_rows: int = 32
+    mix: str = "mixed"
+    image_fraction: float = 0.5
+    images: tuple[str, ...] = ("digits", "bundled")
+    worker_count: int = 0
+    worker_buffer_size: int = 1
+    read_threads: int = 1
+    read_buffer_size: int = 2
+
+    def __post_init__(self):
+        check_choice("data.source", self.source, DATA_SOURCES)
+        check_choice("data.mix", self.mix, ("mixed", "videos", "images"))
+        for name in ("size", "token_budget", "video_frames", "num_rows", "worker_buffer_size"):
+            check_range(f"data.{name}", getattr(self, name), 1)
+        for name in ("worker_count", "read_threads", "read_buffer_size"):
+            check_range(f"data.{name}", getattr(self, name), 0)
+        check_range("data.image_fraction", self.image_fraction, 0.0, 1.0)
+        check_range("data.source_fps", self.source_fps, 0.0, lo_open=True)
+        if self.fps is not None:
+            check_range("data.fps", self.fps, 0.0, lo_open=True)
+        if self.source != "generated" and not self.root:
+            raise ConfigError(
+                f"data.root is empty; data.source={self.source!r} needs the folder of its "
+                + ("class folders" if self.source == "imagenet" else "videos")
+                + " (--config.data.root=/path)"
+            )
+
+
 CLASSIFY_TASKS: tuple[str, ...] = ("needle_frames", "moving_shapes")
 POOLS: tuple[str, ...] = ("all", "last_frame")
 

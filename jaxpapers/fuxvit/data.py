@@ -17,11 +17,13 @@ models take float pixels in [0, 1] (``to_float``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from jaxtyping import UInt8
 
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.errors import ClaimSkipped, ConfigError
@@ -341,6 +343,28 @@ def pack_clips(clips: Sequence[np.ndarray], *, frames_per_row: int, tubelet: int
     return {"pixels": pixels, "frame_seg": seg, "frame_valid": valid}
 
 
+@dataclasses.dataclass(frozen=True)
+class PackRow:
+    """grain map transform: ``k`` equally long clips [k, t_p·T_c, H, W, ch] → one packed row (a
+    :func:`pack_clips` row of ``frames_per_row`` frames, the clips in order, then padding).
+
+    The real sources of ``train`` group ``frames_per_row // T_c`` decoded clips per row with grain's
+    ``batch`` and pack them here, so a row holds the same clips in the same places as
+    :func:`pretraining_rows` would give them.
+    """
+
+    frames_per_row: int
+    tubelet: int
+
+    def __call__(self, clips: UInt8[np.ndarray, "k f h w c"]) -> dict[str, np.ndarray]:
+        out = pack_clips(list(clips), frames_per_row=self.frames_per_row, tubelet=self.tubelet)
+        if len(out["pixels"]) != 1:
+            raise ConfigError(
+                f"{len(clips)} clips of {clips.shape[1]} frames do not fit one row of {self.frames_per_row}"
+            )
+        return {k: v[0] for k, v in out.items()}
+
+
 def pretraining_rows(
     n: int,
     *,
@@ -427,6 +451,9 @@ class GeneratedSource(Sequence):
 
     def __len__(self) -> int:
         return self.num_records
+
+    def __getstate__(self) -> dict[str, Any]:  # grain workers get the recipe, not the cached block
+        return {**self.__dict__, "_cache": None}
 
     def _block(self, b: int) -> dict[str, np.ndarray]:
         if self._cache is None or self._cache[0] != b:

@@ -8,9 +8,14 @@
 * WebVid/HowTo-style captions: TSV rows ``video_path<TAB>caption`` (an optional header).
 
 Decoding goes through the optional PyAV dependency (``pip install 'jaxpapers[video]'``), sampling
-frames at a fixed ``fps`` up to ``max_frames``. A video may instead be stored as a folder of PNG
-frames named like the file without its extension (``abc_000010_000020/00000.png``); such folders
+frames at a fixed ``fps`` up to ``max_frames``. A video may instead be stored as a folder of PNG or
+JPEG frames named like the file without its extension (``abc_000010_000020/00000.jpg``); such folders
 decode without PyAV (this is what the tests write).
+
+For ``jaxpapers train fuxvit/pretrain --config.data.source=...`` (issue 13 item 6):
+:func:`pretraining_records` indexes a source from the ``data`` group's paths, and :class:`ReadClip`
+is the grain map transform that decodes, resizes and pads one record (run in grain's worker
+processes when ``data.worker_count`` > 0; ``train.real_rows`` builds the pipeline).
 """
 
 from __future__ import annotations
@@ -18,13 +23,16 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from jaxtyping import UInt8
 
-from jaxpapers.core.checks import check_range
+from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.errors import ConfigError, JaxpapersError
+from jaxpapers.fuxvit.config import DATA_SOURCES, DEFAULT_INDEX
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -146,7 +154,7 @@ def caption_index(tsv_path: str | Path, video_root: str | Path | None = None) ->
 
 
 def _resize(frames: np.ndarray, size: int | None) -> np.ndarray:
-    if size is None:
+    if size is None or frames.shape[1:3] == (size, size):
         return frames
     from skimage.transform import resize
 
@@ -191,15 +199,15 @@ def decode_video(
 ) -> np.ndarray:
     """Frames of a video as uint8 [≤ max_frames, H, W, 3], sampled at ``fps`` (every frame if None).
 
-    A folder of PNG frames next to the video path (same name without extension) is read directly,
-    assuming ``source_fps``; a video file needs PyAV (the ``video`` extra).
+    A folder of PNG/JPEG frames next to the video path (same name without extension; frames in sorted
+    name order) is read directly, assuming ``source_fps``; a video file needs PyAV (the ``video`` extra).
     """
     path = Path(path)
     folder = path if path.is_dir() else path.with_suffix("")
     if folder.is_dir():
-        files = sorted(f for f in folder.iterdir() if f.suffix.lower() == ".png")
+        files = sorted(f for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
-            raise ConfigError(f"frame folder {str(folder)!r} holds no .png frames")
+            raise ConfigError(f"frame folder {str(folder)!r} holds no frames ({', '.join(IMAGE_SUFFIXES)})")
         idx = frame_indices(len(files), source_fps, fps, max_frames)
         return _resize(np.stack([_read_image(files[i]) for i in idx]), size)
     _need_file(path, "path")
@@ -217,6 +225,13 @@ def decode_video(
     return _resize(np.stack([frames[i] for i in idx]), size)  # pragma: no cover
 
 
+def pad_frames(frames: np.ndarray, n: int) -> np.ndarray:
+    """``frames`` [≤ n, ...] padded to n by repeating the last frame."""
+    if len(frames) >= n:
+        return frames[:n]
+    return np.concatenate([frames, np.repeat(frames[-1:], n - len(frames), axis=0)])
+
+
 class VideoSource(Sequence):
     """A grain source over video records: item i = ``{"video": uint8 [max_frames, size, size, 3],
     "label": int32, "num_frames": int32}``; short videos are padded by repeating their last frame."""
@@ -232,10 +247,11 @@ class VideoSource(Sequence):
     def __getitem__(self, i: int) -> dict[str, np.ndarray]:  # type: ignore[override]
         r = self.records[i]
         frames = decode_video(r.path, fps=self.fps, max_frames=self.max_frames, size=self.size)
-        n = len(frames)
-        if n < self.max_frames:
-            frames = np.concatenate([frames, np.repeat(frames[-1:], self.max_frames - n, axis=0)])
-        return {"video": frames, "label": np.int32(r.label), "num_frames": np.int32(n)}
+        return {
+            "video": pad_frames(frames, self.max_frames),
+            "label": np.int32(r.label),
+            "num_frames": np.int32(len(frames)),
+        }
 
 
 class ImageSource(Sequence):
@@ -251,3 +267,83 @@ class ImageSource(Sequence):
     def __getitem__(self, i: int) -> dict[str, np.ndarray]:  # type: ignore[override]
         r = self.records[i]
         return {"image": load_image(r.path, size=self.size), "label": np.int32(r.label)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Real sources for pretraining (``data.source``)
+# --------------------------------------------------------------------------------------------------
+
+
+def _on_disk(r: Record) -> bool:
+    return r.path.is_file() or r.path.with_suffix("").is_dir()
+
+
+def pretraining_records(
+    source: str, root: str | Path, *, index: str = "", labels: str = "", split: str = ""
+) -> list[Record]:
+    """The records of a real ``data.source`` (``kinetics`` | ``ssv2`` | ``imagenet`` | ``captions``).
+
+    ``root`` holds the videos (or class folders); ``index`` the CSV/JSON/TSV (relative: under
+    ``root``; empty: :data:`DEFAULT_INDEX`). Videos listed but absent (neither the file nor its frame
+    folder exists; common for Kinetics) are skipped with a warning; an empty result is an error.
+    """
+    check_choice("data.source", source, [s for s in DATA_SOURCES if s != "generated"])
+    root = _need_dir(root, "data.root")
+    if source == "imagenet":
+        if not any(p.is_dir() for p in root.iterdir()):
+            raise ConfigError(f"data.root={str(root)!r} holds no class folders (data.source='imagenet')")
+        records, _ = image_folder_index(root)
+        if not records:
+            raise ConfigError(
+                f"data.root={str(root)!r}: its class folders hold no images ({', '.join(IMAGE_SUFFIXES)})"
+            )
+        return records
+    index_path = Path(index or DEFAULT_INDEX[source])
+    index_path = _need_file(index_path if index_path.is_absolute() else root / index_path, "data.index")
+    if source == "kinetics":
+        listed, _ = kinetics_index(index_path, root, split=split or None)
+    elif source == "ssv2":
+        labels_path = None if not labels else (Path(labels) if Path(labels).is_absolute() else root / labels)
+        listed, _ = ssv2_index(index_path, root, labels_path=labels_path)
+    else:
+        listed = caption_index(index_path, root)
+    what = f"data.index={str(index_path)!r}" + (f" (split {split!r})" if split else "")
+    if not listed:
+        raise ConfigError(f"{what} lists no videos; data.source={source!r} needs at least one")
+    records = [r for r in listed if _on_disk(r)]
+    if not records:
+        raise ConfigError(
+            f"none of the {len(listed)} videos of {what} is under data.root={str(root)!r} "
+            f"(e.g. {listed[0].path.name} or its frame folder)"
+        )
+    if len(records) < len(listed):
+        warnings.warn(
+            f"data.source={source!r}: {len(listed) - len(records)} of the {len(listed)} videos of {what} "
+            f"are not under data.root (e.g. {next(r for r in listed if not _on_disk(r)).path.name}); skipped",
+            stacklevel=2,
+        )
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadClip:
+    """grain map transform: a :class:`Record` → uint8 clip [frames, size, size, 3].
+
+    Videos are decoded at ``fps`` (every source frame if None) up to ``frames`` raw frames, resized to
+    ``size`` × ``size`` and padded by repeating the last frame; an image (``video=False``) is one tubelet
+    frame, repeated ``frames`` (= tubelet) times, as the generated source does (``data.pretraining_rows``).
+    """
+
+    frames: int
+    size: int
+    video: bool = True
+    fps: float | None = None
+    source_fps: float = 30.0
+
+    def __call__(self, record: Record) -> UInt8[np.ndarray, "frames size size 3"]:
+        if not self.video:
+            return np.repeat(load_image(record.path, size=self.size)[None], self.frames, axis=0)
+        clip = decode_video(
+            record.path, fps=self.fps, max_frames=self.frames, size=self.size, source_fps=self.source_fps
+        )
+        return pad_frames(clip, self.frames)

@@ -10,8 +10,9 @@ pixels (converted to [0, 1] floats on device). The optimizer is ``core.train.mak
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import grain
@@ -23,13 +24,20 @@ from jaxtyping import ArrayLike
 
 from jaxpapers.core import config as config_lib
 from jaxpapers.core.checks import check_choice
-from jaxpapers.core.data import ArraySource, train_batches
+from jaxpapers.core.data import ArraySource, for_process, train_batches
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.sharding import Rules
 from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, make_optimizer, train_model
 from jaxpapers.fuxvit import data as data_lib
-from jaxpapers.fuxvit import routing
-from jaxpapers.fuxvit.config import ClassifyData, MAEConfig, encoder_config, visible_count
+from jaxpapers.fuxvit import formats, routing
+from jaxpapers.fuxvit.config import (
+    VIDEO_SOURCES,
+    ClassifyData,
+    MAEConfig,
+    PretrainData,
+    encoder_config,
+    visible_count,
+)
 from jaxpapers.fuxvit.losses import classification_loss, mae_loss
 from jaxpapers.fuxvit.mae import FuxViTMAE, tube_mask
 from jaxpapers.fuxvit.model import FuxViTClassifier
@@ -90,6 +98,11 @@ def _pretraining_kwargs(cfg: ml_collections.ConfigDict) -> dict[str, Any]:
     )
 
 
+def pretrain_data(cfg: ml_collections.ConfigDict) -> PretrainData:
+    """The validated ``data`` group of a pretraining config (:class:`PretrainData`)."""
+    return config_lib.to_dataclass(PretrainData, cfg.data)
+
+
 def pretraining_data(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
     """Packed image/video rows (``cfg.data``) as numpy arrays, all in memory (claims and tests)."""
     return data_lib.pretraining_rows(cfg.data.num_rows, seed=cfg.seed, **_pretraining_kwargs(cfg))
@@ -106,6 +119,88 @@ def pretraining_source(cfg: ml_collections.ConfigDict) -> data_lib.GeneratedSour
     row_bytes = kw["frames_per_row"] * kw["tubelet"] * kw["size"] ** 2 * 3  # uint8 pixels
     block = int(max(1, min(256, ROW_BLOCK_BYTES // row_bytes)))
     return data_lib.GeneratedSource("pretraining_rows", cfg.data.num_rows, seed=cfg.seed, block=block, **kw)
+
+
+PRETRAIN_KEYS = ("pixels", "frame_valid", "frame_seg")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Select:
+    """grain map transform: a record restricted to ``keys``."""
+
+    keys: tuple[str, ...]
+
+    def __call__(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: record[k] for k in self.keys}
+
+
+def real_rows(cfg: ml_collections.ConfigDict) -> grain.MapDataset:
+    """Packed rows of a real ``data.source`` as an endless grain dataset (issue 13 item 6).
+
+    This process's slice of the records (every ``process_count``-th), shuffled with ``cfg.seed`` afresh
+    every epoch, repeated; then grain map transforms decode and resize each record
+    (:class:`formats.ReadClip`: a video → ``data.video_frames`` tubelet frames sampled at ``data.fps``;
+    an image → one tubelet frame), group ``frames_per_row // frames_per_clip`` clips and pack them into
+    one row (:class:`data_lib.PackRow`, the same packing as the generated rows). Everything runs lazily,
+    by index, in whichever process iterates: grain's workers when ``data.worker_count`` > 0.
+    """
+    d, enc = pretrain_data(cfg), encoder_config(cfg)
+    if d.source == "generated":
+        raise ConfigError("real_rows needs a real data.source; the generated rows come from pretraining_source")
+    frames_per_row = _pretraining_kwargs(cfg)["frames_per_row"]
+    video = d.source in VIDEO_SOURCES
+    per_clip = d.video_frames if video else 1
+    if per_clip > frames_per_row:
+        raise ConfigError(
+            f"data.video_frames={d.video_frames} tubelet frames do not fit a row of {frames_per_row} frames "
+            f"(data.token_budget={d.token_budget} / {(d.size // enc.patch) ** 2} tokens per frame); "
+            f"allowed data.video_frames ≤ {frames_per_row}"
+        )
+    records = formats.pretraining_records(d.source, d.root, index=d.index, labels=d.labels, split=d.split)
+    ds = for_process(grain.MapDataset.source(records))
+    if len(ds) == 0:
+        raise ConfigError(
+            f"data.root={d.root!r} has {len(records)} records, fewer than the {jax.process_count()} processes"
+        )
+    read = formats.ReadClip(frames=per_clip * enc.tubelet, size=d.size, video=video, fps=d.fps, source_fps=d.source_fps)
+    pack = data_lib.PackRow(frames_per_row=frames_per_row, tubelet=enc.tubelet)
+    return (
+        ds.seed(cfg.seed).shuffle().repeat().map(read).batch(frames_per_row // per_clip, drop_remainder=True).map(pack)
+    )
+
+
+def pretraining_batches(
+    cfg: ml_collections.ConfigDict, batch_size: int
+) -> tuple[grain.IterDataset, dict[str, np.ndarray]]:
+    """This process's batches of pretraining rows from ``data.source`` and one example row [1, ...].
+
+    ``generated``: :func:`pretraining_source` read in order; a real source: :func:`real_rows`. The
+    batches are read with grain's ``ReadOptions(data.read_threads, data.read_buffer_size)`` and, when
+    ``data.worker_count`` > 0, in that many worker processes (``mp_prefetch``; each decodes and packs
+    whole batches). The output is deterministic for a given worker count, and its iterator state is
+    what the shared trainer checkpoints. The example row is made here, in this process: a broken file
+    or a missing PyAV is one error before anything compiles.
+    """
+    d = pretrain_data(cfg)
+    if d.source == "generated":
+        rows = grain.MapDataset.source(pretraining_source(cfg)).map(_Select(PRETRAIN_KEYS))
+        batches = train_batches(rows, batch_size, seed=cfg.seed, shuffle=False)
+    else:
+        n_proc = jax.process_count()
+        if batch_size % n_proc:
+            raise ConfigError(f"train.batch_size={batch_size} is not divisible by the {n_proc} processes")
+        rows = real_rows(cfg)
+        batches = rows.batch(batch_size // n_proc, drop_remainder=True)
+    example = {k: np.asarray(v)[None] for k, v in rows[0].items()}
+    ds = batches.to_iter_dataset(grain.ReadOptions(num_threads=d.read_threads, prefetch_buffer_size=d.read_buffer_size))
+    if d.worker_count:
+        from absl import flags
+
+        if not flags.FLAGS.is_parsed():  # grain reads its absl flags in mp_prefetch (google/grain#1355)
+            flags.FLAGS.mark_as_parsed()
+        options = grain.MultiprocessingOptions(num_workers=d.worker_count, per_worker_buffer_size=d.worker_buffer_size)
+        ds = ds.mp_prefetch(options)
+    return ds, example
 
 
 # --------------------------------------------------------------------------------------------------
@@ -221,8 +316,9 @@ def evaluate_classifier(
 
 def fit_model(
     cfg: ml_collections.ConfigDict,
-    arrays: Mapping[str, np.ndarray] | Sequence[Mapping[str, np.ndarray]],
+    arrays: Mapping[str, np.ndarray] | grain.IterDataset,
     *,
+    example: Mapping[str, np.ndarray] | None = None,
     params: Any = None,
     eval_data: Mapping[str, np.ndarray] | None = None,
     workdir: str | None = None,
@@ -232,8 +328,9 @@ def fit_model(
 ) -> FitResult:
     """Trains the model of ``cfg`` on ``arrays`` with ``core.train.train_model``.
 
-    ``arrays`` holds the training set in memory, or is a random-access source of records (a lazy
-    :class:`data_lib.GeneratedSource`; read in order, its records being i.i.d.).
+    ``arrays`` holds the training set in memory (shuffled every epoch), or is a grain ``IterDataset``
+    of this process's batches (:func:`pretraining_batches`) with one ``example`` row [1, ...] for
+    initialisation.
     ``params`` replaces the initial params (claims train several attention impls from one
     initialisation); ``eval_data`` (classification) is evaluated every ``train.eval_every`` steps as
     ``eval/loss`` and ``eval/accuracy``. The key is ``cfg.seed``'s, split as ``init_state`` does.
@@ -250,10 +347,10 @@ def fit_model(
     if isinstance(arrays, Mapping):
         batches = train_batches(ArraySource({k: arrays[k] for k in batch_keys}), loop.batch_size, seed=cfg.seed)
         example = arrays
+    elif example is None:
+        raise ValueError("fit_model on a grain dataset of batches needs an example row")
     else:
-        source = grain.MapDataset.source(arrays).map(lambda r: {k: r[k] for k in batch_keys})
-        batches = train_batches(source, loop.batch_size, seed=cfg.seed, shuffle=False)
-        example = {k: v[None] for k, v in arrays[0].items()}
+        batches = arrays
     init = init_fn(cfg, example) if params is None else (lambda key: params)
     return train_model(
         init,
@@ -272,6 +369,20 @@ def fit_model(
     )
 
 
+def check_config(cfg: ml_collections.ConfigDict) -> None:
+    """Everything :func:`train` can refuse before any work, each as one ``ConfigError`` line: the task,
+    the ``train.*`` fields and, for pretraining, the ``data`` group (a real source's root and index must
+    exist and list videos or images). ``jaxpapers train`` calls it before it touches the workdir."""
+    if "task" not in cfg:
+        raise ConfigError("this fuxvit config configures claims only (it has no 'task'); use `jaxpapers verify`")
+    check_choice("task", cfg.task, TASKS)
+    config_lib.to_dataclass(LoopConfig, cfg.train)
+    if cfg.task == "pretrain":
+        d = pretrain_data(cfg)
+        if d.source != "generated":
+            formats.pretraining_records(d.source, d.root, index=d.index, labels=d.labels, split=d.split)
+
+
 def train(
     cfg: ml_collections.ConfigDict,
     workdir: str | None,
@@ -280,16 +391,17 @@ def train(
     rules: Rules | None = None,
     progress: bool = True,
 ) -> FitResult:
-    """Trains the model of ``cfg`` (``cfg.task``: ``pretrain`` or ``classify``) on its generated data.
+    """Trains the model of ``cfg`` (``cfg.task``: ``pretrain`` or ``classify``).
 
-    Classification evaluates the held-out set (seed ``cfg.seed + 1``) every ``train.eval_every``
-    steps. Resumes from ``workdir`` when it holds a checkpoint of the same model.
+    Pretraining reads ``data.source`` (:func:`pretraining_batches`: generated rows, or Kinetics / SSv2
+    / ImageNet folders / caption TSVs under ``data.root``). Classification evaluates the held-out set
+    (seed ``cfg.seed + 1``) every ``train.eval_every`` steps. Resumes from ``workdir`` when it holds a
+    checkpoint of the same model (the data iterator included).
     """
-    if "task" not in cfg:
-        raise ConfigError("this fuxvit config configures claims only (it has no 'task'); use `jaxpapers verify`")
-    check_choice("task", cfg.task, TASKS)
-    if cfg.task == "pretrain":  # generated lazily: the full preset's rows never exist at once
-        return fit_model(cfg, pretraining_source(cfg), workdir=workdir, mesh=mesh, rules=rules, progress=progress)
+    check_config(cfg)
+    if cfg.task == "pretrain":  # read lazily: the full preset's rows never exist at once
+        batches, example = pretraining_batches(cfg, cfg.train.batch_size)
+        return fit_model(cfg, batches, example=example, workdir=workdir, mesh=mesh, rules=rules, progress=progress)
     held_out = task_data(cfg, cfg.data.num_eval, cfg.seed + 1) if cfg.train.eval_every else None
     arrays = task_data(cfg, cfg.data.num_train, cfg.seed)
     return fit_model(cfg, arrays, eval_data=held_out, workdir=workdir, mesh=mesh, rules=rules, progress=progress)

@@ -151,3 +151,27 @@ def test_generated_source_is_deterministic_and_batches_through_grain():
     assert isinstance(grain.MapDataset.source(src)[0], dict)
     with pytest.raises(ConfigError, match="task='ucf101' is not allowed"):
         data.GeneratedSource("ucf101", 4, seed=0)
+
+
+def test_pack_row_puts_the_clips_in_order_then_padding():
+    """PackRow (the real sources' map transform) against a hand-built row: clips back to back, each its
+    own segment, then zero padding with frame_valid False and segment −1."""
+    rng = np.random.default_rng(0)
+    clips = rng.integers(0, 256, (2, 4, 8, 8, 3), dtype=np.uint8)  # two clips of 2 tubelet frames (t_p = 2)
+    row = data.PackRow(frames_per_row=5, tubelet=2)(clips)
+    want = np.concatenate([clips[0], clips[1], np.zeros((2, 8, 8, 3), np.uint8)])
+    np.testing.assert_array_equal(row["pixels"], want)
+    np.testing.assert_array_equal(row["frame_seg"], [0, 0, 1, 1, -1])
+    np.testing.assert_array_equal(row["frame_valid"], [True, True, True, True, False])
+    with pytest.raises(ConfigError, match="do not fit one row of 3"):
+        data.PackRow(frames_per_row=3, tubelet=2)(clips)
+
+
+def test_generated_source_pickles_without_its_cached_block():
+    import pickle
+
+    src = data.GeneratedSource("needle_frames", 10, seed=3, block=4, frames=4)
+    first = src[5]["video"]
+    copy = pickle.loads(pickle.dumps(src))  # what grain's worker processes receive
+    assert src._cache is not None and copy._cache is None
+    np.testing.assert_array_equal(copy[5]["video"], first)

@@ -109,3 +109,96 @@ def test_missing_paths_and_bad_files_raise_clear_errors(tmp_path):
         formats.ssv2_index(tmp_path / "x.json", tmp_path)
     with pytest.raises(ConfigError, match="path=.*does not exist"):
         formats.decode_video(tmp_path / "missing.mp4")
+
+
+# --------------------------------------------------------------------------------------------------
+# Real sources for pretraining (data.source): tiny datasets written in each on-disk format
+# --------------------------------------------------------------------------------------------------
+
+
+def write_frames(folder, clip, ext=".png"):
+    """A video stored as a folder of frames (PNG: lossless, so decoding gives ``clip`` back exactly)."""
+    folder.mkdir(parents=True)
+    for i, frame in enumerate(clip):
+        matplotlib.image.imsave(folder / f"{i:05d}{ext}", frame)
+
+
+def write_source(root, source, n=6, size=8, seed=0):
+    """A tiny ``source`` dataset under ``root``: n videos of 2..n+1 random frames (or n images), written
+    in the source's exact layout. Returns {file name: the clip/image written} (uint8 [f, size, size, 3])."""
+    rng = np.random.default_rng(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    clips = {}
+    if source == "imagenet":
+        for i in range(n):
+            folder = root / f"n0{i % 2}"
+            folder.mkdir(exist_ok=True)
+            img = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+            matplotlib.image.imsave(folder / f"img_{i}.png", img)
+            clips[f"img_{i}.png"] = img[None]
+        return clips
+    names = {
+        "kinetics": [f"vid{i}_000010_000020.mp4" for i in range(n)],
+        "ssv2": [f"{100 + i}.webm" for i in range(n)],
+        "captions": [f"clip{i}.mp4" for i in range(n)],
+    }[source]
+    for i, name in enumerate(names):
+        clips[name] = rng.integers(0, 256, (2 + i, size, size, 3), dtype=np.uint8)
+        write_frames(root / name.rsplit(".", 1)[0], clips[name])
+    if source == "kinetics":
+        rows = [f"class{i % 3},vid{i},10,20,train" for i in range(n)]
+        (root / "train.csv").write_text("label,youtube_id,time_start,time_end,split\n" + "\n".join(rows) + "\n")
+    elif source == "ssv2":
+        entries = [{"id": str(100 + i), "label": "x", "template": f"Pushing [something] {i % 2}", "placeholders": []}
+                   for i in range(n)]  # fmt: skip
+        (root / "train.json").write_text(json.dumps(entries))
+    else:
+        (root / "captions.tsv").write_text("video_path\tcaption\n" + "".join(f"{m}\tclip {m}\n" for m in names))
+    return clips
+
+
+@pytest.mark.parametrize("source", ["kinetics", "ssv2", "captions", "imagenet"])
+def test_pretraining_records_index_every_real_source(tmp_path, source):
+    clips = write_source(tmp_path / "data", source)
+    records = formats.pretraining_records(source, tmp_path / "data")
+    assert sorted(r.path.name for r in records) == sorted(clips)
+    read = formats.ReadClip(frames=4 if source != "imagenet" else 2, size=8, video=source != "imagenet")
+    for r in records:  # decoded exactly (PNG), padded by repeating the last frame / an image repeated per tubelet
+        want = clips[r.path.name]
+        want = np.concatenate([want, np.repeat(want[-1:], 4, axis=0)])[:4] if source != "imagenet" else want[[0, 0]]
+        np.testing.assert_array_equal(read(r), want)
+
+
+def test_jpeg_frame_folders_decode_and_resize(tmp_path):
+    clip = np.zeros((3, 16, 16, 3), np.uint8)
+    clip[:, :, :, 0] = np.array([0, 120, 240], np.uint8)[:, None, None]  # flat frames survive JPEG
+    write_frames(tmp_path / "v", clip, ext=".jpg")
+    frames = formats.decode_video(tmp_path / "v.mp4", size=8)
+    assert frames.shape == (3, 8, 8, 3)
+    np.testing.assert_allclose(frames[:, 4, 4, 0], [0, 120, 240], atol=3)
+
+
+def test_real_sources_skip_missing_videos_and_refuse_empty_ones(tmp_path):
+    root = tmp_path / "k400"
+    write_source(root, "kinetics", n=2)
+    csv = (root / "train.csv").read_text() + "class0,gone,0,10,train\n"
+    (root / "train.csv").write_text(csv)
+    with pytest.warns(UserWarning, match="1 of the 3 videos .* are not under data.root .*gone_000000_000010.mp4"):
+        assert len(formats.pretraining_records("kinetics", root)) == 2
+    with pytest.raises(ConfigError, match=r"data.index=.* \(split 'val'\) lists no videos"):
+        formats.pretraining_records("kinetics", root, split="val")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "all.csv").write_text("label,youtube_id,time_start,time_end,split\nx,nope,0,10,train\n")
+    with pytest.raises(ConfigError, match="none of the 1 videos of data.index=.* is under data.root"):
+        formats.pretraining_records("kinetics", tmp_path / "empty", index="all.csv")
+    with pytest.raises(ConfigError, match="data.root=.*nowhere.* does not exist"):
+        formats.pretraining_records("ssv2", tmp_path / "nowhere")
+    with pytest.raises(ConfigError, match="data.index=.*captions.tsv.* does not exist"):
+        formats.pretraining_records("captions", root)
+    with pytest.raises(ConfigError, match="holds no class folders"):
+        formats.pretraining_records("imagenet", tmp_path / "empty")
+    (tmp_path / "empty" / "cls").mkdir()
+    with pytest.raises(ConfigError, match="class folders hold no images"):
+        formats.pretraining_records("imagenet", tmp_path / "empty")
+    with pytest.raises(ConfigError, match="data.source='youtube' is not allowed"):
+        formats.pretraining_records("youtube", root)

@@ -16,6 +16,7 @@ from etils import epath
 from jax.sharding import Mesh
 
 from jaxpapers.core import sharding as sharding_lib
+from jaxpapers.core.data.pipeline import READ_OPTIONS
 from jaxpapers.core.errors import NonFiniteError
 from jaxpapers.core.train import job as job_lib
 from jaxpapers.core.train.checkpoint import Checkpointer, fingerprint
@@ -118,7 +119,7 @@ def fit(
         )
         ckpt.check_compatible()
 
-    data_iter = iter(data.to_iter_dataset() if hasattr(data, "to_iter_dataset") else data)
+    data_iter = iter(data.to_iter_dataset(READ_OPTIONS) if hasattr(data, "to_iter_dataset") else data)
     resumed_from = None
     history: list[dict[str, Any]] = []
     if ckpt is not None and ckpt.all_steps():
