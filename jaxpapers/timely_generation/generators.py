@@ -41,13 +41,31 @@ def critical_language(
     return jnp.max(jnp.where(crit, idx, -1))
 
 
-def emit(kind, params, ptr, out_time, u_track: int):
-    """Smallest element of L above ``ptr`` not yet output (skipping output ones on [1, u_track]); new pointer."""
+def critical_languages(
+    cons: Bool[ArrayLike, "n c"], sub: Bool[ArrayLike, "c c"], k: Int[ArrayLike, " n"]
+) -> Int[Array, " n"]:
+    """:func:`critical_language` for n rows at once (one per step), vectorised over steps: the "some consistent
+    i' < i with L_i ⊄ L_{i'}" test is one (n, c) × (c, c) count product instead of n boolean (c, c) sweeps."""
+    cons, sub = jnp.asarray(cons), jnp.asarray(sub)
+    n, c = cons.shape
+    idx = jnp.arange(c)
+    live = cons & (idx[None, :] < jnp.asarray(k)[:, None])
+    blocks = (jnp.tril(jnp.ones((c, c), bool), -1) & ~sub).astype(jnp.float32)  # [i, i'] = i' < i, L_i ⊄ L_i'
+    bad = (live.astype(jnp.float32) @ blocks.T) > 0.5  # counts ≤ c < 2^24: exact in float32
+    return jnp.max(jnp.where(live & ~bad, idx[None, :], -1), axis=1)
+
+
+def emit(kind, params, ptr, out_time, u_track: int, present: tuple[int, ...] = (0, 1, 2)):
+    """Smallest element of L above ``ptr`` not yet output (skipping output ones on [1, u_track]); new pointer.
+    ``present`` (static): the language kinds that can occur (:func:`languages.successor`)."""
 
     def cond(v):
         return (v <= u_track) & (out_time[jnp.minimum(v, u_track + 1)] < BIG)
 
-    return jax.lax.while_loop(cond, lambda v: successor(kind, params, v), successor(kind, params, ptr))
+    def nxt(v):
+        return successor(kind, params, v, present)
+
+    return jax.lax.while_loop(cond, nxt, nxt(ptr))
 
 
 def hedge_choice(

@@ -13,6 +13,7 @@ Membership and the successor ``next element of L above v`` are closed forms on i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Sequence
 
@@ -106,35 +107,68 @@ def _poly_index_floor(p, u):
     return jnp.where(u < c0, -1, jnp.maximum(i, -1))
 
 
-@jax.jit
+ALL_KINDS = (0, 1, 2)
+
+
+def _by_kind(kinds, present, values):
+    """values[k]() where kinds == k, computing only the kinds in ``present`` (every kind that occurs in ``kinds``)."""
+    out = None
+    for k in present:
+        v = values[k]()
+        out = v if out is None else jnp.where(kinds == k, v, out)
+    return out
+
+
+@functools.partial(jax.jit, static_argnames=("present",))
 def member(
-    kinds: Int[ArrayLike, "*ck"], params: Int[ArrayLike, "*cp 3"], u: Int[ArrayLike, "*cu"]
+    kinds: Int[ArrayLike, "*ck"],
+    params: Int[ArrayLike, "*cp 3"],
+    u: Int[ArrayLike, "*cu"],
+    present: tuple[int, ...] = ALL_KINDS,
 ) -> Bool[jnp.ndarray, "..."]:
-    """u ∈ L for each language (broadcasting): the closed-form membership of the three kinds."""
+    """u ∈ L for each language (broadcasting): the closed-form membership of the three kinds. ``present`` (static)
+    lists the kinds that occur in ``kinds``; only their closed forms are computed."""
     kinds, params, u = jnp.asarray(kinds), jnp.asarray(params), jnp.asarray(u)
     p0, p1 = params[..., 0], params[..., 1]
-    pw = jnp.left_shift(jnp.ones_like(p0), p0)
-    hard = (u >= 1) & ((p0 == 0) | (u <= p1) | (u % pw == 0))
-    ap = (u >= p0) & ((u - p0) % jnp.maximum(p1, 1) == 0)
-    i = _poly_index_floor(params, u)
-    poly = (i >= 0) & (params[..., 0] + params[..., 1] * i + params[..., 2] * i * i == u)
-    return jnp.where(kinds == 0, hard, jnp.where(kinds == 1, ap, poly))
+
+    def hard():
+        pw = jnp.left_shift(jnp.ones_like(p0), p0)
+        return (u >= 1) & ((p0 == 0) | (u <= p1) | (u % pw == 0))
+
+    def ap():
+        return (u >= p0) & ((u - p0) % jnp.maximum(p1, 1) == 0)
+
+    def poly():
+        i = _poly_index_floor(params, u)
+        return (i >= 0) & (params[..., 0] + params[..., 1] * i + params[..., 2] * i * i == u)
+
+    return _by_kind(kinds, present, (hard, ap, poly))
 
 
-@jax.jit
+@functools.partial(jax.jit, static_argnames=("present",))
 def successor(
-    kinds: Int[ArrayLike, "*ck"], params: Int[ArrayLike, "*cp 3"], v: Int[ArrayLike, "*cu"]
+    kinds: Int[ArrayLike, "*ck"],
+    params: Int[ArrayLike, "*cp 3"],
+    v: Int[ArrayLike, "*cu"],
+    present: tuple[int, ...] = ALL_KINDS,
 ) -> Int[jnp.ndarray, "..."]:
-    """The smallest element of L strictly above v (v ≥ 0)."""
+    """The smallest element of L strictly above v (v ≥ 0); ``present`` as in :func:`member`."""
     kinds, params, v = jnp.asarray(kinds), jnp.asarray(params), jnp.asarray(v)
     p0, p1 = params[..., 0], params[..., 1]
-    pw = jnp.left_shift(jnp.ones_like(p0), p0)
-    hard = jnp.where((p0 == 0) | (v + 1 <= p1), v + 1, (v // pw + 1) * pw)
-    b = jnp.maximum(p1, 1)
-    ap = jnp.where(v < p0, p0, p0 + b * ((v - p0) // b + 1))
-    i = _poly_index_floor(params, v) + 1
-    poly = params[..., 0] + params[..., 1] * i + params[..., 2] * i * i
-    return jnp.where(kinds == 0, hard, jnp.where(kinds == 1, ap, poly))
+
+    def hard():
+        pw = jnp.left_shift(jnp.ones_like(p0), p0)
+        return jnp.where((p0 == 0) | (v + 1 <= p1), v + 1, (v // pw + 1) * pw)
+
+    def ap():
+        b = jnp.maximum(p1, 1)
+        return jnp.where(v < p0, p0, p0 + b * ((v - p0) // b + 1))
+
+    def poly():
+        i = _poly_index_floor(params, v) + 1
+        return params[..., 0] + params[..., 1] * i + params[..., 2] * i * i
+
+    return _by_kind(kinds, present, (hard, ap, poly))
 
 
 def membership_table(coll: Collection, u_max: int) -> np.ndarray:

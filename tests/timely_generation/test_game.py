@@ -110,5 +110,52 @@ def test_play_bad_inputs():
         tg.play(COLL, 0, np.array([[1, 2]]), "echo", u_track=8)
     with pytest.raises(ConfigError, match="target"):
         tg.play(COLL, 99, [1, 2], "echo", u_track=8)
+    with pytest.raises(ConfigError, match=r"target\[0\] \(language kind\)=5"):
+        tg.play(COLL, (5, 1, 1, 0), [1, 2], "echo", u_track=8)
     with pytest.raises(ConfigError, match="k_table"):
         tg.play(COLL, 0, [1, 2], "hedge", u_track=8, k_table=[1])
+
+
+def test_vectorised_reveal_side_matches_step_by_step_loop():
+    """critical_languages (one count product over all steps) and first_reveal equal plain per-step loops."""
+    from jaxpapers.timely_generation.game import first_reveal
+
+    rng = np.random.default_rng(0)
+    for coll in (COLL, tg.ap_collection(3, 4)):
+        sub = tg.subset_matrix(coll)
+        xs = rng.integers(1, 40, size=60)
+        members = tg.languages.membership_table(coll, 40)
+        cons, rows, ks, want = np.ones(coll.size, bool), [], [], []
+        for t, x in enumerate(xs, start=1):
+            cons = cons & members[:, x - 1]
+            k = min(t, coll.size)
+            crit = [i for i in range(k) if cons[i] and all(sub[i, j] or not cons[j] for j in range(i))]
+            rows.append(cons.copy())
+            ks.append(k)
+            want.append(max(crit, default=-1))
+        got = np.asarray(tg.generators.critical_languages(np.array(rows), sub, np.array(ks)))
+        np.testing.assert_array_equal(got, want)
+    rev = first_reveal(xs, 32)
+    for s in range(1, 33):
+        hits = [t for t, x in enumerate(xs, start=1) if x == s]
+        assert rev[s] == (hits[0] if hits else 2**31 - 1)
+
+
+def test_poly_collection_game_matches_reference_and_credits_by_rank():
+    """𝒞_poly (spec Collections; Pitfall "Rank vs value"): on a sparse quadratic K the scan equals the plain loop
+    for G1, G0 and G2; G0 outputs rank r (value 1 + (r−1) + (r−1)², far ahead of r) at t = r, and its timely
+    density, indexed by rank, is 1 under f(n) = n."""
+    coll = tg.poly_collection(2)
+    K = coll.index((1, 1, 1))  # {1, 3, 7, 13, 21, ...}
+    kind, p = int(coll.kinds[K]), coll.params[K]
+    T = 40
+    xs = tg.a_rand(kind, p, T, seed=1, block=8)
+    kw = dict(eps=0.3, k_table=np.full(T + 1, 3))
+    for gen, extra in (("critical", {}), ("oracle", {}), ("hedge", kw)):
+        _same(tg.play(coll, K, xs, gen, u_track=2048, **extra), _ref(coll, K, xs, gen, 2048, **extra))
+    log = tg.play(coll, K, tg.a_inc(kind, p, T), "oracle", u_track=2048)
+    k_el = tg.elements(kind, p, T)
+    assert k_el[-1] > 2 * T  # values run far ahead of ranks
+    d = np.asarray(tg.timely_density_curve(log["credit_time"], k_el, tg.deadline_table("lin1", T), T))
+    np.testing.assert_array_equal(d, np.ones(T))
+    np.testing.assert_array_equal(log["out_time"][k_el], np.arange(1, T + 1))
