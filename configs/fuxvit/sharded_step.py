@@ -3,9 +3,10 @@
 What is reproduced: the tiny FuxViT MAE (reference FSA, gated) takes one AdamW step through the
 shared trainer (``core.train.init_state``/``make_train_step``, jitted as ``fit`` does) on one device and on a
 (data 2, fsdp 2, sequence 2) mesh from ``launch.mesh.make_mesh`` with the ``fsdp_tp_cp`` rules of
-``launch/rules/fuxvit.py`` (``cfg.rules``; frames split over ``sequence``; the compiler partitions the reference
-FSA). The batch packs a video with images, so segments and padding are exercised. On a CPU the 8
-devices are emulated in a subprocess that sets the device count before JAX starts.
+``launch/rules/fuxvit.py`` (``cfg.rules``; frames split over ``sequence``, where the encoder's FSA layers run
+under ``shard_map``: ``kernels/fsa/context_parallel.py``). The batch packs a video with images, so segments
+and padding are exercised. On a CPU the 8 devices are emulated in a subprocess that sets the device count
+before JAX starts.
 
     jaxpapers verify fuxvit/F9                 # quick: ~20 s on 2 CPU cores
     jaxpapers verify fuxvit/F9 --preset full   # the same step on 8 real GPU/TPU devices (needs 8 devices)

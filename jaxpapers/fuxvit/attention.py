@@ -83,6 +83,52 @@ def coarse_branch(logits: Float[Array, "B N T S"], vbar: Float[Array, "B N S H"]
     return jnp.einsum("bnts,bnsh->bnth", weights, vbar.astype(jnp.float32))
 
 
+def routed_attention(
+    qs: Float[Array, "B TP N H"],
+    k_all: Float[Array, "B SP N H"],
+    v_all: Float[Array, "B SP N H"],
+    kbar: Float[Array, "B N S R"],
+    vbar: Float[Array, "B N S H"] | None,
+    *,
+    P: int,
+    q_frames: Int[Array, "B T"],
+    seg_q: Int[Array, "B T"],
+    seg_k: Int[Array, "B S"],
+    valid_k: Bool[Array, "B S"],
+    k_frames: int,
+    force_first: bool = False,
+    force_prev: bool = False,
+    share_across_heads: bool = False,
+    impl: str = "reference",
+    pool: str = "mean",
+    chunk: int | None = None,
+    coarse: bool = False,
+) -> tuple[Float[Array, "B TP N H"], Int[Array, "B N T K"], Float[Array, "B N T H"] | None]:
+    """Steps 2-5 of one layer: routes the query frames of ``qs`` against the key summaries K̄, runs the
+    fine branch over the selected frames of K/V (``impl``) and, with ``coarse``, the coarse branch over
+    V̄. Returns (O_fine, sel, O_cmp or None). Used by ``model.FSAttention`` and, per device, by
+    ``kernels/fsa/context_parallel.py``.
+    """
+    r = route(
+        routing.frame_summaries(qs, P, pool),
+        kbar,
+        head_dim=qs.shape[-1],
+        k_frames=k_frames,
+        q_frames=q_frames,
+        seg_q=seg_q,
+        seg_k=seg_k,
+        valid_k=valid_k,
+        force_first=force_first,
+        force_prev=force_prev,
+        share_across_heads=share_across_heads,
+    )
+    if impl == "pallas":
+        out = fsa_fine_pallas(qs, k_all.astype(qs.dtype), v_all.astype(qs.dtype), r.sel, r.num_sel, P)
+    else:
+        out = fsa_fine_reference(qs, k_all, v_all, r.sel, P, chunk=chunk)
+    return out, r.sel, coarse_branch(r.logits, vbar) if coarse else None
+
+
 def fsa_attention(
     q: Float[Array, "B TP N H"],
     k: Float[Array, "B TP N H"],
@@ -113,22 +159,26 @@ def fsa_attention(
     t = n_tok // P
     seg, valid = routing.default_seg_valid(b, t, seg, valid)
     frames = jnp.broadcast_to(jnp.arange(t, dtype=jnp.int32), (b, t))
-    r = route(
-        routing.frame_summaries(q, P, pool),
+    out, sel, _ = routed_attention(
+        q,
+        k,
+        v,
         routing.frame_summaries(k, P, pool),
-        head_dim=q.shape[-1],
-        k_frames=k_frames,
+        None,
+        P=P,
         q_frames=frames,
         seg_q=seg,
         seg_k=seg,
         valid_k=valid,
+        k_frames=k_frames,
         force_first=force_first,
         force_prev=force_prev,
         share_across_heads=share_routing_across_heads,
+        impl=impl,
+        pool=pool,
+        chunk=chunk,
     )
-    if impl == "pallas":
-        return fsa_fine_pallas(q, k, v, r.sel, r.num_sel, P), r.sel
-    return fsa_fine_reference(q, k, v, r.sel, P, chunk=chunk), r.sel
+    return out, sel
 
 
 def value_summaries(v: Float[Array, "B SP N H"], P: int) -> Float[Array, "B N S H"]:

@@ -18,6 +18,11 @@ frame selection (routing, fine and coarse branches, gates, cache) is FuxViT's ow
 
 In ``gated`` mode every impl keeps the per-token, per-head gate g_f (so params are the same across
 impls); only the routed impls have a coarse branch, weighted by g_c.
+
+Context parallelism: when the active mesh context (``core.sharding.mesh_context``) maps FRAMES to a
+mesh axis of size > 1 (the ``fsdp_tp_cp`` rules), a routed layer without a cache runs its routing and
+both branches under ``shard_map`` (``kernels/fsa/context_parallel.py``: K/V all-gathered along
+``sequence``, dK/dV reduce-scattered); everywhere else the compiler partitions the code below.
 """
 
 from __future__ import annotations
@@ -35,8 +40,7 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.core.nn import Einsum, MlpBlock, layer_norm, rms_norm, stack_layers
 from jaxpapers.fuxvit import attention, routing
 from jaxpapers.fuxvit.config import FuxViTConfig
-from jaxpapers.fuxvit.kernels.fsa.dispatch import fsa_fine_pallas
-from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference
+from jaxpapers.fuxvit.kernels.fsa import context_parallel
 from jaxpapers.fuxvit.tokenizer import check_clip_shape, grid_positions, patchify, rope3d
 
 Positions = tuple[Int[Array, "B T P"], Int[Array, "B T P"], Int[Array, "B T P"]]
@@ -112,33 +116,33 @@ class FSAttention(nn.Module):
 
         sel = None
         coarse = None
-        if c.routed:
+        routed_kw = dict(
+            P=p,
+            q_frames=q_frames,
+            seg_q=seg_q,
+            seg_k=seg_k,
+            valid_k=valid_k,
+            k_frames=c.k_frames,
+            force_first=c.force_first,
+            force_prev=c.force_prev,
+            share_across_heads=c.share_routing_across_heads,
+            impl=c.attn_impl,
+            pool=c.router_pool,
+            chunk=c.query_chunk,
+            coarse=c.fsa_mode == "gated",
+        )
+        # Frames split over a mesh axis (the fsdp_tp_cp rules): the routed layer runs under shard_map.
+        layout = context_parallel.context_layout() if c.routed and cache is None else None
+        if layout is not None:
+            out, sel, coarse = context_parallel.sharded_fsa_layer(qs, ks, vs, layout=layout, **routed_kw)
+        elif c.routed:
             kbar = routing.frame_summaries(ks, p, c.router_pool)
             vbar = attention.value_summaries(vs, p)
             if cache is not None:
                 kbar = jax.lax.dynamic_update_slice(cache["kbar"], kbar, (0, 0, start, 0))
                 vbar = jax.lax.dynamic_update_slice(cache["vbar"], vbar, (0, 0, start, 0))
                 new_cache = {"k": k_all, "v": v_all, "kbar": kbar, "vbar": vbar}
-            r = attention.route(
-                routing.frame_summaries(qs, p, c.router_pool),
-                kbar,
-                head_dim=h,
-                k_frames=c.k_frames,
-                q_frames=q_frames,
-                seg_q=seg_q,
-                seg_k=seg_k,
-                valid_k=valid_k,
-                force_first=c.force_first,
-                force_prev=c.force_prev,
-                share_across_heads=c.share_routing_across_heads,
-            )
-            sel = r.sel
-            if c.attn_impl == "pallas":
-                out = fsa_fine_pallas(qs, k_all.astype(qs.dtype), v_all.astype(qs.dtype), sel, r.num_sel, p)
-            else:
-                out = fsa_fine_reference(qs, k_all, v_all, sel, p, chunk=c.query_chunk)
-            if c.fsa_mode == "gated":
-                coarse = attention.coarse_branch(r.logits, vbar)  # [B, N, T, H]
+            out, sel, coarse = attention.routed_attention(qs, k_all, v_all, kbar, vbar, **routed_kw)
         else:
             if cache is not None:
                 new_cache = {**cache, "k": k_all, "v": v_all}

@@ -6,8 +6,10 @@ so T must be divisible by the ``sequence`` size). Params: EMBED→fsdp, MLP/HEAD
 (tubelet input features), LAYERS→replicated. Activations [B, T, P, D]: BATCH→(data, fsdp),
 FRAMES→sequence, LENGTH (token within a frame)→replicated. BATCH is listed before EMBED, so an
 activation's EMBED finds fsdp taken and stays replicated, while a parameter's EMBED takes fsdp.
-The kernel issue adds the ``shard_map`` FSA path over ``sequence``; these tables are what the
-compiler-partitioned reference (claim F9) uses.
+Under ``fsdp_tp_cp`` (FRAMES→sequence) the model's FSA layers run under ``shard_map``
+(``jaxpapers/fuxvit/kernels/fsa/context_parallel.py``: batch over BATCH's axes, frames over
+``sequence``, heads over HEADS's axis, K/V all-gathered along ``sequence``); the model reads these
+tables from the active rule context, so the other tables leave all partitioning to the compiler.
 """
 
 from jaxpapers.core import axes

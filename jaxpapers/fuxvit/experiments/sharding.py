@@ -29,7 +29,12 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
             raise ClaimSkipped(f"needs {cfg.num_devices} devices; found {jax.device_count()}")
         res = sharded.compare_steps(cfg.preset)
     return Measurement(
-        measured={"loss_rel": res["loss_rel"], "grad_rel": res["grad_rel"], "param_rel": res["param_rel"]},
+        measured={
+            "loss_rel": res["loss_rel"],
+            "grad_rel": res["grad_rel"],
+            "param_rel": res["param_rel"],
+            "shard_map_regions": res["manual_regions"],  # > 0: the FSA layers ran the context-parallel path
+        },
         details={
             "mesh": res["mesh"],
             "loss": res["loss"],

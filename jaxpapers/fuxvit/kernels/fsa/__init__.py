@@ -4,7 +4,8 @@
 Triton kernel, forward + backward, ``jax.custom_vjp``), ``pallas_tpu.py`` (the scalar-prefetch TPU
 variant; checked in TPU interpret mode and by lowering, never run on a TPU), ``compat.py`` (every Pallas
 version/backend difference), ``dispatch.py`` (``attn_impl="pallas"``: the platform's kernel),
-``context_parallel.py`` (``shard_fsa``: FSA with frames split over the ``sequence`` mesh axis under
+``context_parallel.py`` (``sharded_fsa_layer``, which the model uses when the mesh context splits
+frames, and ``shard_fsa``: FSA with frames split over the ``sequence`` mesh axis under
 ``jax.shard_map``), ``bench.py`` (FLOP and memory counting) and ``speed.py`` (fwd+bwd timing against
 dense attention, F10).
 """
