@@ -1,12 +1,13 @@
 """UniALM / FactorCodec (UniAudio 2.0, arXiv 2602.04683) in JAX: the factorised audio codec.
 
-Public API: the audio front-end (:mod:`.audio`), quantizers (:mod:`.quantize`), the codec
-(:class:`FactorCodec`, :func:`PlainCodec`, losses), its training phases (:mod:`.train`), the offline
-data worlds and loaders (:mod:`.data`), probes, and the ``experiments`` and ``figures`` submodules.
+Public API: the audio front-end (:mod:`.audio`), quantizers (:mod:`.quantize`, gradient or EMA
+codebooks), the codec (:class:`FactorCodec`, :func:`PlainCodec`, losses), GAN discriminators
+(:mod:`.discriminators`), its training phases (:mod:`.train`), the offline data worlds, loaders and grain
+pipelines (:mod:`.data`), probes, and the ``experiments`` and ``figures`` submodules.
 The language-model half (UniALM itself) is added by a later change under ``lm.py``/``sequence.py``.
 """
 
-from jaxpapers.unialm import audio, experiments, figures, probes, quantize, studies
+from jaxpapers.unialm import audio, discriminators, experiments, figures, probes, quantize, studies
 from jaxpapers.unialm.codec import (
     AnalysisBranch,
     AnalysisEncoder,
@@ -49,6 +50,7 @@ __all__ = [
     "codec_phase1_loss",
     "codec_phase2_loss",
     "codes_to_embeddings",
+    "discriminators",
     "experiments",
     "figures",
     "index_map",

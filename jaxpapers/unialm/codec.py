@@ -99,7 +99,7 @@ class AnalysisBranch(nn.Module):
     def setup(self):
         c = self.cfg
         self.encoder = AnalysisEncoder(c, name="encoder")
-        self.rvq = ResidualVQ(c.a_levels, c.a_codes, c.code_dim, c.a_dim, name="rvq")
+        self.rvq = ResidualVQ(c.a_levels, c.a_codes, c.code_dim, c.a_dim, c.a_ema_decay > 0, name="rvq")
         self.text_head = TextAlignHead(c, self.vocab_size, name="text_head")
 
     def encode(self, x: jax.Array) -> dict[str, Any]:
@@ -207,7 +207,7 @@ class ReconBranch(nn.Module):
         self.cond_proj = nn.Dense(c.r_width, name="cond_proj")
         self.film = FiLM(c.r_width, name="film")
         self.cond_out = nn.Dense(c.r_width, name="cond_out", kernel_init=nn.initializers.zeros)
-        self.rvq = ResidualVQ(c.r_levels, c.r_codes, c.code_dim, c.r_width, name="rvq")
+        self.rvq = ResidualVQ(c.r_levels, c.r_codes, c.code_dim, c.r_width, c.r_ema_decay > 0, name="rvq")
         self.decoder = VocosDecoder(c, name="decoder") if c.decoder == "vocos" else ConvDecoder(c, name="decoder")
 
     def condition(self, q_a: jax.Array | None, t_r: int, batch: int) -> jax.Array:

@@ -53,6 +53,9 @@ class CodecConfig:
     r_levels: int = 4
     r_codes: int = 256
     code_dim: int = 8
+    # EMA codebooks (spec §2 RVQ: "available behind a flag"); 0 = gradient-trained codebooks (the default)
+    a_ema_decay: float = 0.0
+    r_ema_decay: float = 0.0
     decoder: str = "vocos"
     film: bool = True  # False: PlainCodec (the FiLM condition always dropped)
     cond_dropout: float = 0.2
@@ -87,6 +90,8 @@ class CodecConfig:
         check_choice("codec.decoder", self.decoder, DECODERS)
         check_range("codec.cond_dropout", self.cond_dropout, 0.0, 1.0)
         check_range("codec.quantizer_dropout", self.quantizer_dropout, 0.0, 1.0)
+        check_range("codec.a_ema_decay", self.a_ema_decay, 0.0, 1.0, hi_open=True)
+        check_range("codec.r_ema_decay", self.r_ema_decay, 0.0, 1.0, hi_open=True)
         if self.a_dim % self.a_heads:
             raise ConfigError(f"codec.a_dim={self.a_dim} must be a multiple of codec.a_heads={self.a_heads}")
         if self.r_fft < self.r_hop or self.mel_fft < self.mel_hop:

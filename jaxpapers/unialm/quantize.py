@@ -8,6 +8,11 @@ STE must be written exactly so, or nothing upstream trains); residual ``r_ℓ = 
 
 Dead codes are restarted on the host side of training (:func:`restart_dead_codes`, called from the
 codec train step every ``restart_every`` steps) from the level's recent input encodings.
+
+EMA codebooks (spec §2 RVQ: "an EMA-codebook variant (decay 0.99) is available behind a flag"; §1: the
+paper's analysis RVQ uses decay 0.9): with ``ema=True`` the codebook gets no gradient and no codebook
+loss term; the train step sets it from exponential moving averages of the per-code counts and
+encoding sums (:func:`ema_codebook_update`, VQ-VAE appendix A.1 with Laplace smoothing).
 Letters: B batch, T frames, D model width, C code dim, K codebook size, Q levels.
 """
 
@@ -42,6 +47,7 @@ class VectorQuantizer(nn.Module):
 
     codebook_size: int
     code_dim: int = 8
+    ema: bool = False  # True: codebook set by EMA statistics in the train step (no gradient, no codebook loss)
 
     def setup(self):
         self.proj_in = nn.Dense(self.code_dim, name="proj_in")
@@ -52,11 +58,14 @@ class VectorQuantizer(nn.Module):
     def __call__(self, x: jax.Array) -> dict[str, jax.Array]:
         e = self.proj_in(x)
         codes = nearest_code(jax.lax.stop_gradient(e), self.codebook)
-        z = self.codebook[codes]
+        book_vals = jax.lax.stop_gradient(self.codebook) if self.ema else self.codebook
+        z = book_vals[codes]
         commit = jnp.mean((e - jax.lax.stop_gradient(z)) ** 2, axis=-1)
-        book = jnp.mean((z - jax.lax.stop_gradient(e)) ** 2, axis=-1)
+        loss = COMMIT_WEIGHT * commit
+        if not self.ema:
+            loss = loss + CODEBOOK_WEIGHT * jnp.mean((z - jax.lax.stop_gradient(e)) ** 2, axis=-1)
         z_st = e + jax.lax.stop_gradient(z - e)
-        return {"e": e, "z": z, "z_st": z_st, "codes": codes, "loss": COMMIT_WEIGHT * commit + CODEBOOK_WEIGHT * book}
+        return {"e": e, "z": z, "z_st": z_st, "codes": codes, "loss": loss}
 
     def lookup(self, codes: jax.Array) -> jax.Array:
         return self.codebook[codes]
@@ -74,9 +83,12 @@ class ResidualVQ(nn.Module):
     codebook_size: int
     code_dim: int = 8
     dim: int = 64
+    ema: bool = False
 
     def setup(self):
-        self.vqs = [VectorQuantizer(self.codebook_size, self.code_dim, name=f"level_{i}") for i in range(self.levels)]
+        self.vqs = [
+            VectorQuantizer(self.codebook_size, self.code_dim, self.ema, name=f"level_{i}") for i in range(self.levels)
+        ]
         self.proj_out = [nn.Dense(self.dim, name=f"proj_out_{i}") for i in range(self.levels)]
 
     def __call__(self, x: jax.Array, n_levels: jax.Array | int | None = None) -> dict[str, Any]:
@@ -159,13 +171,55 @@ def restart_dead_codes(
     return jnp.where((counts == 0)[:, None], candidates[pick], codebook)
 
 
+EMA_EPS = 1e-5  # Laplace smoothing of the EMA counts
+
+
+def ema_init(codebook: Float[Array, "k c"]) -> tuple[Float[Array, " k"], Float[Array, "k c"]]:
+    """EMA statistics that reproduce ``codebook`` exactly up to smoothing: counts 1, sums = the codebook.
+
+    (Counts start at 1, not 0 as in Sonnet's VQ-VAE, so an unused code keeps its value instead of being
+    divided by a smoothed count of ≈ 0.)
+    """
+    return jnp.ones(codebook.shape[:1], jnp.float32), jnp.asarray(codebook, jnp.float32)
+
+
+def ema_codebook_update(
+    count: Float[Array, " k"],
+    summ: Float[Array, "k c"],
+    batch_counts: Float[Array, " k"],
+    batch_sums: Float[Array, "k c"],
+    decay: float,
+    eps: float = EMA_EPS,
+) -> tuple[Float[Array, " k"], Float[Array, "k c"], Float[Array, "k c"]]:
+    """One EMA codebook update (VQ-VAE, arXiv 1711.00937 appendix A.1; spec §2 RVQ EMA variant).
+
+    ``N ← γN + (1−γ)n_b``, ``m ← γm + (1−γ)Σ_{i: k_i = k} e_i``; Laplace-smoothed counts
+    ``Ñ = (N + ε)/(ΣN + Kε)·ΣN``; codebook ``C = m / Ñ``. ``batch_counts``/``batch_sums`` are global-batch
+    statistics (spec Pitfall: under ``jit`` a sum over a sharded batch is already global).
+    Returns ``(N, m, C)``.
+    """
+    count = decay * count + (1.0 - decay) * batch_counts
+    summ = decay * summ + (1.0 - decay) * batch_sums
+    return count, summ, ema_codebook(count, summ, eps)
+
+
+def ema_codebook(count: Float[Array, " k"], summ: Float[Array, "k c"], eps: float = EMA_EPS) -> Float[Array, "k c"]:
+    """``C = m / Ñ`` with Laplace-smoothed counts ``Ñ = (N + ε)/(ΣN + Kε)·ΣN``."""
+    n = jnp.sum(count)
+    smoothed = (count + eps) / (n + count.shape[0] * eps) * n
+    return summ / smoothed[:, None]
+
+
 USAGE_KEY = "_usage"  # aux entries with a leading underscore are consumed by the train step, never logged
 ENC_KEY = "_enc"
+ENC_SUM_KEY = "_enc_sum"
 
 
 def usage_aux(codes: jax.Array, encodings: jax.Array, codebook_size: int, keep: int = 64) -> dict[str, jax.Array]:
-    """Per-level code counts ``[Q, K]`` and up to ``keep`` encodings per level ``[Q, keep, C]`` (for restarts)."""
+    """Per-level code counts ``[Q, K]``, up to ``keep`` encodings per level ``[Q, keep, C]`` (for restarts)
+    and the per-code sums of all encodings ``[Q, K, C]`` (for EMA codebooks)."""
     flat = codes.reshape(-1, codes.shape[-1])
-    counts = jax.nn.one_hot(flat, codebook_size, dtype=jnp.float32).sum(0)
-    enc = encodings.reshape(encodings.shape[0], -1, encodings.shape[-1])
-    return {USAGE_KEY: counts, ENC_KEY: jax.lax.stop_gradient(enc[:, :keep])}
+    onehot = jax.nn.one_hot(flat, codebook_size, dtype=jnp.float32)
+    enc = jax.lax.stop_gradient(encodings.reshape(encodings.shape[0], -1, encodings.shape[-1]))
+    sums = jnp.einsum("nqk,qnc->qkc", onehot, enc.astype(jnp.float32))
+    return {USAGE_KEY: onehot.sum(0), ENC_KEY: enc[:, :keep], ENC_SUM_KEY: sums}

@@ -4,7 +4,14 @@ Both phases use ``core.train.init_state`` + ``core.train.fit`` (orbax checkpoint
 ``workdir`` is given) with ``core.train.make_train_step`` wrapped by :func:`with_dead_code_restart`,
 which is the one thing the stock recipe cannot say: it accumulates per-level code counts from the
 loss's aux and, every ``restart_every`` steps, replaces codes unused in that window by random recent
-encodings (spec §2 RVQ). Optimizers come from ``core.train.make_optimizer``.
+encodings (spec §2 RVQ). With EMA codebooks (``codec.a_ema_decay``/``r_ema_decay`` > 0) it also keeps
+the EMA counts and sums in ``state.extras`` (so they are checkpointed with the state) and sets each
+codebook from them after every step; a restarted code's statistics restart too (count 1, sum = the new
+code). Optimizers come from ``core.train.make_optimizer``.
+
+Input batches come from grain (:func:`jaxpapers.unialm.data.pipeline.codec_stream`: per-process
+slices, a seeded shuffle per epoch), so the trainer checkpoints the iterator and a resumed run continues
+the same batch sequence.
 
 * Phase 1 (:func:`train_analysis`): ``L_text + L_vq`` on the analysis branch alone.
 * Phase 2 (:func:`train_recon`): ``15·MSMD + L1 + L_vq`` on the reconstruction branch; the analysis
@@ -13,19 +20,29 @@ encodings (spec §2 RVQ). Optimizers come from ``core.train.make_optimizer``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxpapers.core.checks import check_range
 from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, TrainState, fit, init_state, make_optimizer
 from jaxpapers.core.train.step import make_train_step
 from jaxpapers.unialm.codec import AnalysisBranch, FactorCodec, codec_phase1_loss, codec_phase2_loss
 from jaxpapers.unialm.config import LossConfig
+from jaxpapers.unialm.data.pipeline import ClipSource, codec_stream
 from jaxpapers.unialm.data.worlds import DESCRIBE
-from jaxpapers.unialm.quantize import ENC_KEY, USAGE_KEY, restart_dead_codes
+from jaxpapers.unialm.quantize import (
+    ENC_KEY,
+    ENC_SUM_KEY,
+    USAGE_KEY,
+    ema_codebook,
+    ema_codebook_update,
+    ema_init,
+    restart_dead_codes,
+)
 
 
 def with_dead_code_restart(
@@ -33,12 +50,21 @@ def with_dead_code_restart(
     rvq_path: tuple[str, ...],
     levels: int,
     every: int,
+    ema_decay: float = 0.0,
 ) -> Callable[[TrainState, Any], tuple[TrainState, dict[str, jax.Array]]]:
-    """Wraps a train step: accumulate code usage in ``state.extras["usage"]`` and restart dead codes."""
+    """Wraps a train step: accumulate code usage in ``state.extras["usage"]`` and restart dead codes.
+
+    ``ema_decay`` > 0: first set every level's codebook by :func:`ema_codebook_update` from this batch's
+    counts and encoding sums (EMA state in ``extras["ema_count"] [Q, K]``, ``extras["ema_sum"] [Q, K, C]``),
+    then restart dead codes in the EMA statistics.
+    """
+    check_range("ema_decay", ema_decay, 0.0, 1.0, hi_open=True)
+    check_range("every", every, 1)
 
     def wrapped(state: TrainState, batch: Any):
         state, metrics = step(state, batch)
         counts, enc = metrics.pop(USAGE_KEY), metrics.pop(ENC_KEY)
+        sums = metrics.pop(ENC_SUM_KEY, None)
         usage = state.extras["usage"] + counts
         do = (state.step % every) == 0
         params = state.params
@@ -47,17 +73,46 @@ def with_dead_code_restart(
             node = node[k]
         new_node = dict(node)
         key = jax.random.fold_in(state.key, state.step + 1_000_003)
+        extras = dict(state.extras)
+        ema_n, ema_m = [], []
         for lvl in range(levels):
             lv = dict(node[f"level_{lvl}"])
-            fresh = restart_dead_codes(lv["codebook"], usage[lvl], enc[lvl], jax.random.fold_in(key, lvl))
-            lv["codebook"] = jnp.where(do, fresh, lv["codebook"])
+            lkey = jax.random.fold_in(key, lvl)
+            if ema_decay > 0:
+                n, m, _ = ema_codebook_update(
+                    extras["ema_count"][lvl], extras["ema_sum"][lvl], counts[lvl], sums[lvl], ema_decay
+                )
+                dead = do & (usage[lvl] == 0)
+                m = jnp.where(dead[:, None], restart_dead_codes(m, usage[lvl], enc[lvl], lkey), m)
+                n = jnp.where(dead, 1.0, n)
+                lv["codebook"] = ema_codebook(n, m)
+                ema_n.append(n)
+                ema_m.append(m)
+            else:
+                fresh = restart_dead_codes(lv["codebook"], usage[lvl], enc[lvl], lkey)
+                lv["codebook"] = jnp.where(do, fresh, lv["codebook"])
             new_node[f"level_{lvl}"] = lv
         params = _set_path(params, rvq_path, new_node)
+        if ema_decay > 0:
+            extras["ema_count"], extras["ema_sum"] = jnp.stack(ema_n), jnp.stack(ema_m)
         metrics["dead_codes"] = jnp.sum(usage == 0) / levels
-        usage = jnp.where(do, jnp.zeros_like(usage), usage)
-        return state.replace(params=params, extras={**state.extras, "usage": usage}), metrics
+        extras["usage"] = jnp.where(do, jnp.zeros_like(usage), usage)
+        return state.replace(params=params, extras=extras), metrics
 
     return wrapped
+
+
+def codec_extras(params: Any, rvq_path: tuple[str, ...], levels: int, codebook_size: int, ema: bool) -> dict:
+    """``state.extras`` for a codec phase: the usage window, plus EMA statistics from the initial codebooks."""
+    extras = {"usage": jnp.zeros((levels, codebook_size), jnp.float32)}
+    if ema:
+        node = params
+        for k in rvq_path:
+            node = node[k]
+        stats = [ema_init(node[f"level_{lvl}"]["codebook"]) for lvl in range(levels)]
+        extras["ema_count"] = jnp.stack([s[0] for s in stats])
+        extras["ema_sum"] = jnp.stack([s[1] for s in stats])
+    return extras
 
 
 def _set_path(tree: Mapping[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
@@ -67,15 +122,6 @@ def _set_path(tree: Mapping[str, Any], path: tuple[str, ...], value: Any) -> dic
     else:
         out[path[0]] = _set_path(tree[path[0]], path[1:], value)
     return out
-
-
-def batches(arrays: Mapping[str, np.ndarray], batch_size: int, seed: int) -> Iterator[dict[str, np.ndarray]]:
-    """An endless stream of uniformly drawn (with replacement) batches from equally long arrays."""
-    n = len(next(iter(arrays.values())))
-    rng = np.random.default_rng(seed)
-    while True:
-        idx = rng.integers(0, n, batch_size)
-        yield {k: v[idx] for k, v in arrays.items()}
 
 
 def _fit(
@@ -92,12 +138,13 @@ def _fit(
     restart_every,
     progress,
     description,
+    ema_decay=0.0,
 ):
     tx = make_optimizer(optim, loop.steps)
     state, shardings = init_state(
-        init, tx, key, extras=lambda p: {"usage": jnp.zeros((levels, codebook_size), jnp.float32)}
+        init, tx, key, extras=lambda p: codec_extras(p, rvq_path, levels, codebook_size, ema_decay > 0)
     )
-    step = with_dead_code_restart(make_train_step(loss_fn, tx), rvq_path, levels, restart_every)
+    step = with_dead_code_restart(make_train_step(loss_fn, tx), rvq_path, levels, restart_every, ema_decay)
     return fit(
         state,
         step,
@@ -129,7 +176,7 @@ def train_analysis(
     codec.cfg.check_length(audio.shape[1], analysis=True)
     c = codec.cfg
     prompt = np.full((len(audio), 1), DESCRIBE, np.int32)
-    data = batches({"audio": audio, "prompt": prompt, "target": targets}, loop.batch_size, int(loop.steps))
+    data = codec_stream({"audio": audio, "prompt": prompt, "target": targets}, loop.batch_size, seed=int(loop.steps))
     x0 = jnp.zeros((1, audio.shape[1]), jnp.float32)
     tok = jnp.zeros((1, targets.shape[1] - 1), jnp.int32)
     init = lambda k: codec.analysis.init(k, x0, tok[:, :1], tok)["params"]  # noqa: E731
@@ -151,6 +198,7 @@ def train_analysis(
         loss.restart_every,
         progress,
         "analysis",
+        c.a_ema_decay,
     )
 
 
@@ -171,7 +219,7 @@ def recon_init(codec: FactorCodec, n_samples: int, key: jax.Array, params_analys
 
 def train_recon(
     codec: FactorCodec,
-    audio: np.ndarray,
+    audio: np.ndarray | ClipSource,
     *,
     optim: OptimConfig,
     loop: LoopConfig,
@@ -181,13 +229,16 @@ def train_recon(
     workdir: str | None = None,
     progress: bool = False,
 ) -> FitResult:
-    """Phase 2: the reconstruction branch on ``audio [n, N]``; FiLM reads the frozen ``params_analysis``."""
+    """Phase 2: the reconstruction branch on ``audio [n, N]`` (cached clips) or a :class:`ClipSource` (files
+    on disk); FiLM reads the frozen ``params_analysis``."""
     c = codec.cfg
-    c.check_length(audio.shape[1], analysis=codec.uses_analysis)
+    n_samples = audio.n if isinstance(audio, ClipSource) else audio.shape[1]
+    c.check_length(n_samples, analysis=codec.uses_analysis)
     if codec.uses_analysis and params_analysis is None:
         raise ValueError("a FiLM-conditioned FactorCodec needs params_analysis (train phase 1 first)")
-    data = batches({"audio": audio}, loop.batch_size, int(loop.steps) + 1)
-    x0 = jnp.zeros((1, audio.shape[1]), jnp.float32)
+    src = audio if isinstance(audio, ClipSource) else {"audio": audio}
+    data = codec_stream(src, loop.batch_size, seed=int(loop.steps) + 1)
+    x0 = jnp.zeros((1, n_samples), jnp.float32)
     frozen = None if not codec.uses_analysis else jax.tree.map(jnp.asarray, params_analysis)
 
     def q_a_of(x):
@@ -217,4 +268,5 @@ def train_recon(
         loss.restart_every,
         progress,
         "recon",
+        c.r_ema_decay,
     )

@@ -1,5 +1,7 @@
 """Probes (vmapped scan trainer vs a plain loop), the dead-code restart step, orbax checkpoints and resume."""
 
+import shutil
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -78,3 +80,73 @@ def test_recon_training_checkpoints_and_resumes(tmp_path):
     assert r2.resumed_from == 2 and int(r2.state.step) == 3
     p0 = train.recon_init(codec, 1280, jax.random.key(0))
     assert jax.tree.structure(p0) == jax.tree.structure(r1.state.params)
+
+
+def test_ema_codebook_step_and_restart_match_numpy():
+    """EMA path of the restart wrapper: step 1 is one EMA update; step 2 also restarts the unused codes."""
+    from jaxpapers.unialm import quantize
+
+    book0 = jnp.asarray(np.random.default_rng(5).normal(size=(4, 2)), jnp.float32)
+    enc = jnp.asarray([[[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]])
+    codes = jnp.asarray([[0], [0], [3]])
+    aux = quantize.usage_aux(codes, enc, 4)
+
+    def step(state, batch):
+        return state.replace(step=state.step + 1), {"loss": jnp.zeros(()), **aux}
+
+    params = {"rvq": {"level_0": {"codebook": book0}}}
+    wrapped = jax.jit(train.with_dead_code_restart(step, ("rvq",), 1, every=2, ema_decay=0.9))
+    extras = train.codec_extras(params, ("rvq",), 1, 4, ema=True)
+    state = TrainState(jnp.zeros((), jnp.int32), params, (), jax.random.key_data(jax.random.key(0)), extras)
+    state, _ = wrapped(state, None)
+    cnt = 0.9 * np.ones(4) + 0.1 * np.array([2.0, 0, 0, 1])
+    sm = 0.9 * np.asarray(book0, np.float64) + 0.1 * np.array([[4.0, 1.0], [0, 0], [0, 0], [0.5, 0.5]])
+
+    def smooth(c):
+        return (c + quantize.EMA_EPS) / (c.sum() + 4 * quantize.EMA_EPS) * c.sum()
+
+    np.testing.assert_allclose(state.params["rvq"]["level_0"]["codebook"], sm / smooth(cnt)[:, None], rtol=1e-5)
+    state, m = wrapped(state, None)  # step 2: codes 1 and 2 unused over the window -> restarted from encodings
+    cnt = 0.9 * cnt + 0.1 * np.array([2.0, 0, 0, 1])
+    sm = 0.9 * sm + 0.1 * np.array([[4.0, 1.0], [0, 0], [0, 0], [0.5, 0.5]])
+    cnt[[1, 2]] = 1.0
+    new_m = np.asarray(state.extras["ema_sum"][0])
+    assert all(any(np.allclose(new_m[i], e) for e in np.asarray(enc[0])) for i in (1, 2))
+    sm[[1, 2]] = new_m[[1, 2]]
+    np.testing.assert_allclose(state.extras["ema_count"][0], cnt, rtol=1e-6)
+    np.testing.assert_allclose(state.params["rvq"]["level_0"]["codebook"], sm / smooth(cnt)[:, None], rtol=1e-5)
+    assert float(m["dead_codes"]) == 2
+
+
+@pytest.mark.slow  # > 25 s on 2 cores (100 s at load 8 for two of its three runs)
+def test_ema_recon_training_resumes_with_ema_statistics(tmp_path):
+    cfg = CodecConfig(r_width=8, r_blocks=1, r_codes=8, r_levels=2, r_ema_decay=0.9)
+    codec = PlainCodec(cfg, 4)
+    audio = np.random.default_rng(0).normal(size=(6, 1280)).astype(np.float32) * 0.1
+    kw = dict(
+        optim=OptimConfig(lr=1e-3), loss=LossConfig(restart_every=1), key=jax.random.key(0), workdir=str(tmp_path)
+    )
+    r1 = train.train_recon(codec, audio, loop=LoopConfig(steps=2, batch_size=2, log_every=1), **kw)
+    ex = r1.state.extras
+    assert ex["ema_count"].shape == (2, 8) and ex["ema_sum"].shape == (2, 8, 8)
+    from jaxpapers.unialm.quantize import ema_codebook
+
+    for lvl in range(2):  # the codebook is a function of the EMA statistics, not of the optimizer
+        np.testing.assert_allclose(
+            r1.state.params["rvq"][f"level_{lvl}"]["codebook"],
+            ema_codebook(ex["ema_count"][lvl], ex["ema_sum"][lvl]),
+            rtol=1e-5,
+        )
+    # resume equals no interruption: a 3-step run saving every step, its last checkpoint deleted, run again
+    # (restores step 2: params, Adam state, EMA statistics and the grain iterator's position)
+    straight = tmp_path / "straight"
+    kw["workdir"] = str(straight)
+    loop3 = LoopConfig(steps=3, batch_size=2, log_every=1, ckpt_every=1)
+    r3 = train.train_recon(codec, audio, loop=loop3, **kw)
+    assert (straight / "checkpoints" / "3").is_dir()
+    shutil.rmtree(straight / "checkpoints" / "3")
+    r4 = train.train_recon(codec, audio, loop=loop3, **kw)
+    assert r4.resumed_from == 2 and int(r4.state.step) == 3
+    leaves = zip(jax.tree.leaves(r3.state), jax.tree.leaves(r4.state), strict=True)
+    for a, b in leaves:
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)
