@@ -12,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 SOURCES = sorted(ROOT.glob("*.py"))
+CAP_S = 180  # two notebooks share the 2 CI cores: unialm's tiny run takes 80 s alone, 100-120 s beside another
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
@@ -41,11 +42,12 @@ def test_notebook_runs_in_tiny_mode(source, tmp_path):
     os.environ["JAXPAPERS_NOTEBOOK_PRESET"] = "tiny"
     start = time.perf_counter()
     nbclient.NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb, timeout=CAP_S, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
     seconds = time.perf_counter() - start
-    # 120 s is the hard cap of any notebook; the paper's planning budget (core/budgets.py) is reported.
-    assert seconds < 120, f"{source.name} took {seconds:.0f} s (cap 120 s)"
+    # CAP_S is the hard cap of any notebook (a hung kernel); the paper's planning budget (core/budgets.py)
+    # is reported, and counts in the CI plan.
+    assert seconds < CAP_S, f"{source.name} took {seconds:.0f} s (cap {CAP_S} s)"
     if seconds > budgets.budget(source.stem).notebook_s:
         warnings.warn(
             f"{source.name}: {seconds:.0f} s > its budget {budgets.budget(source.stem).notebook_s:g} s", stacklevel=2
