@@ -248,12 +248,12 @@ def _exit_reason(results, code: int, *, strict_budgets: bool) -> str:
 
     errors = [r.id for r in results if r.verdict == "error"]
     fails = [r.id for r in results if r.verdict == "fail"]
-    slow = [r.id for r in verify.over_budget(results)] + list(verify.papers_over_budget(results))
+    slow = verify.strict_overruns(results)
     parts = []
     if errors:
         parts.append(f"{len(errors)} errored ({', '.join(errors)})")
     if strict_budgets and slow:
-        parts.append(f"{len(slow)} over budget under --strict-budgets ({', '.join(slow)})")
+        parts.append(f"{len(slow)} over budget past the timing noise, --strict-budgets ({', '.join(slow)})")
     if fails:
         parts.append(f"{len(fails)} fail honestly ({', '.join(fails)})")
     if not parts:

@@ -263,14 +263,20 @@ def papers_over_budget(results: Sequence[ClaimResult]) -> dict[str, tuple[float,
     return {s: (sec, budgets.budget(s).verify_s) for s, sec in totals.items() if sec > budgets.budget(s).verify_s}
 
 
+def strict_overruns(results: Sequence[ClaimResult]) -> list[str]:
+    """Claims and papers over their budget by more than the timing noise ``core.budgets.STRICT_ALLOWANCE``
+    (what fails ``--strict-budgets``)."""
+    from jaxpapers.core import budgets
+
+    claims = [r.id for r in over_budget(results) if budgets.fails_strict(r.seconds, r.budget_s or 0.0)]
+    papers = [s for s, (sec, limit) in papers_over_budget(results).items() if budgets.fails_strict(sec, limit)]
+    return claims + papers
+
+
 def exit_code(results: Sequence[ClaimResult], *, strict_budgets: bool = False) -> int:
     """2: an error (or, with ``strict_budgets``, a claim or paper over its budget by more than the timing
     noise ``core.budgets.STRICT_ALLOWANCE``); else 1: an honest failure; else 0."""
-    from jaxpapers.core import budgets
-
-    slow = [r for r in over_budget(results) if budgets.fails_strict(r.seconds, r.budget_s or 0.0)] or [
-        s for s, (sec, limit) in papers_over_budget(results).items() if budgets.fails_strict(sec, limit)
-    ]
+    slow = strict_overruns(results)
     if any(r.verdict == "error" for r in results) or (strict_budgets and slow):
         return 2
     if any(r.verdict == "fail" for r in results):
