@@ -41,7 +41,9 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.seeds = 3
     cfg.model = model_group(hidden=32, penalty_box=(-3.0, 3.0))
     cfg.optim = ml_collections.ConfigDict(dict(lr=1e-3, schedule="cosine"))  # core.train.OptimConfig
-    cfg.train = ml_collections.ConfigDict(dict(steps=20_000, batch_size=256, log_every=100, eval_every=100, ckpt_every=2000))
+    cfg.train = ml_collections.ConfigDict(
+        dict(steps=20_000, batch_size=256, log_every=100, eval_every=100, ckpt_every=2000)
+    )
     cfg.early_stop = ml_collections.ConfigDict(dict(val_fraction=0.2, patience=50))  # comonet.config.EarlyStopConfig
     if a.preset == "tiny":
         cfg.model.update(hidden=4, depth=1)

@@ -30,7 +30,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.rules_family = "tabular"  # launch/rules/tabular.py, for `jaxpapers train`
     cfg.model = model_group(penalty_box=(-3.0, 3.0))
     cfg.optim = ml_collections.ConfigDict(dict(lr=1e-3, schedule="cosine"))  # core.train.OptimConfig
-    cfg.train = ml_collections.ConfigDict(dict(steps=1000, batch_size=256, log_every=100, ckpt_every=250))  # core.train.LoopConfig
+    # core.train.LoopConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=1000, batch_size=256, log_every=100, ckpt_every=250))
     cfg.n_folds = 5
     cfg.folds = (0,)
     cfg.seeds = 3

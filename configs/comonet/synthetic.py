@@ -38,7 +38,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         dict(n_train=2000, n_test=2000, noise=0.1, n_extrap=1000, extrap_box=(1.0, 1.5))
     )
     cfg.optim = ml_collections.ConfigDict(dict(lr=1e-2, schedule="cosine"))  # core.train.OptimConfig
-    cfg.train = ml_collections.ConfigDict(dict(steps=1500, batch_size=256, log_every=100, ckpt_every=250))  # core.train.LoopConfig
+    # core.train.LoopConfig
+    cfg.train = ml_collections.ConfigDict(dict(steps=1500, batch_size=256, log_every=100, ckpt_every=250))
     # CO4 (and CO6) trials, and the models trained on them; the PenaltyMLP (≈ 7× an MLP step: input
     # gradients and second differences on 128 points) joins CO5's noise grid only in the full preset.
     cfg.accuracy = ml_collections.ConfigDict(dict(noise=0.1, seeds=3, models=("comonet", "mlp", "penalty_mlp")))
