@@ -81,7 +81,7 @@ def make_floor(coll, sub, xs, kt):
     T, C = xs.size, coll.size
     ts = np.arange(1, T + 1, dtype=np.int32)
     gt = np.ones(T)
-    cons, crit, n_oth = jax.jit(game._reveal_side, static_argnums=0)(
+    cons, crit, n_oth = jax.jit(game.reveal_side, static_argnums=0)(
         (0,), coll.kinds, coll.params, sub, jnp.ones(C, bool), ts, xs, kt[1:]
     )
     rev, no = jnp.asarray(game.first_reveal(xs, U)), jnp.asarray(False)
@@ -91,10 +91,10 @@ def make_floor(coll, sub, xs, kt):
     @jax.jit
     def scan_only(gen, kk, kp, no, cons, crit, n_oth, eps):  # the same traced arguments as play's program
         def one(st, e):
-            step = game._step_fn(gen, U, (0,), coll.kinds, coll.params, kk, kp, rev, e, no, no, 0.25, 0.5)
+            step = game.generator_step(gen, U, (0,), coll.kinds, coll.params, kk, kp, rev, e, no, no, 0.25, 0.5)
             return jax.lax.scan(step, st, (ts, xs, kt[1:], gt, cons, crit, n_oth))
 
-        return jax.vmap(one)(game._init(C, U, eps.size)[1:], eps)
+        return jax.vmap(one)(game.initial_state(C, U, eps.size)[1:], eps)
 
     return lambda: scan_only(gen, kk, kp, no, cons, crit, n_oth, EPS)
 

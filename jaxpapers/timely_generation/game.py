@@ -4,7 +4,7 @@ Times are 1-based. ``out_time[s]`` is the first time s was output (s ≤ u_track
 time it earned credit (with ``novel_only`` an output already revealed earns nothing; spec credit rule).
 
 What depends only on the reveals (consistency rows, the critical language C_t, the candidate count, the first
-reveal time of each value) is computed vectorised over the steps of a chunk (:func:`_reveal_side`,
+reveal time of each value) is computed vectorised over the steps of a chunk (:func:`reveal_side`,
 :func:`first_reveal`); the scan carries only what depends on the generator's own outputs (deficits, pointers,
 first-output and credit times), the part that is sequential in t (spec "Scale-up").
 """
@@ -27,9 +27,9 @@ from jaxpapers.timely_generation.languages import Collection, member, subset_mat
 CHUNK = 1024
 
 
-def _step_fn(gen, u_track, present, kinds, params, kk, kp, rev_time, eps, sched, novel, delta, cap):
+def generator_step(gen, u_track, present, kinds, params, kk, kp, rev_time, eps, sched, novel, delta, cap):
     """One step of the generator given the step's consistency row and critical language (precomputed for the
-    whole chunk by :func:`_reveal_side`: neither depends on what the generator outputs)."""
+    whole chunk by :func:`reveal_side`: neither depends on what the generator outputs)."""
     C = kinds.shape[0]
     kinds_x = jnp.concatenate([kinds, kk[None]])
     params_x = jnp.concatenate([params, kp[None]], axis=0)
@@ -59,7 +59,7 @@ def _step_fn(gen, u_track, present, kinds, params, kk, kp, rev_time, eps, sched,
     return step
 
 
-def _reveal_side(present, kinds, params, sub, cons0, ts, xs, kt):
+def reveal_side(present, kinds, params, sub, cons0, ts, xs, kt):
     """What the adversary alone decides, for a chunk of steps at once (vectorised over t, no scan): the
     consistency rows cons_t = cons_0 ∧ ⋀_{τ ≤ t} [x_τ ∈ L_i], G1's critical language C_t (budget min(t, |𝒞|)) and
     the number of other candidates |{i < k(t) consistent, i ≠ C_t}| (spec "Generators")."""
@@ -72,7 +72,10 @@ def _reveal_side(present, kinds, params, sub, cons0, ts, xs, kt):
     return cons, crit, n_oth
 
 
-def _init(C: int, u_track: int, batch: int):
+def initial_state(C: int, u_track: int, batch: int):
+    """The scan's state before step 1 for ``batch`` lanes over ``C`` languages: the shared consistency
+    row, then per lane the generator's counters, deficits and output/credit times (tracked values
+    ``u_track``)."""
     return (
         jnp.ones(C, bool),  # consistency after the steps so far (shared by the lanes: same reveals)
         jnp.zeros((batch, C + 1), jnp.int64),
@@ -88,10 +91,10 @@ def _chunk(
 ):
     """CHUNK steps of the game for a batch of runs (leading axis of the lane state and eps/sched/novel): one
     compiled program per (|𝒞|, u_track, language kinds present, batch) serves every horizon, generator and target."""
-    cons_all, crit, n_oth = _reveal_side(present, kinds, params, sub, state[0], ts, xs, kt)
+    cons_all, crit, n_oth = reveal_side(present, kinds, params, sub, state[0], ts, xs, kt)
 
     def one(st, e, s, n):
-        step = _step_fn(gen, u_track, present, kinds, params, kk, kp, rev_time, e, s, n, delta, cap)
+        step = generator_step(gen, u_track, present, kinds, params, kk, kp, rev_time, e, s, n, delta, cap)
         return jax.lax.scan(step, st, (ts, xs, kt, gt, cons_all, crit, n_oth))
 
     lanes, out = jax.vmap(one)(state[1:], eps, sched, novel)
@@ -109,7 +112,7 @@ def first_reveal(xs: Int[ArrayLike, " T"], u_track: int) -> np.ndarray:
 
 def _run(gen, u_track, present, kinds, params, sub, kk, kp, xs, kt, gt, eps, sched, novel, delta, cap):
     T = xs.size
-    state = _init(kinds.shape[0], u_track, eps.shape[0])
+    state = initial_state(kinds.shape[0], u_track, eps.shape[0])
     rev = first_reveal(xs, u_track)
     outs = []
     for s in range(0, T, CHUNK):
