@@ -21,11 +21,11 @@ are built in one place). The rule table arrives as an argument: papers never imp
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
@@ -33,22 +33,14 @@ import optax
 from jaxpapers.core import config as config_lib
 from jaxpapers.core import sharding as sharding_lib
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.core.train import TrainState, init_state, make_train_step
-from jaxpapers.core.train.state import abstract_like
+from jaxpapers.core.train import init_state, make_train_step
+from jaxpapers.core.train.aot import lower_train_step, manual_regions
 from jaxpapers.fuxvit.config import MODEL_SIZES, MAEConfig, encoder_config
 from jaxpapers.fuxvit.experiments.exactness import rel_error
 from jaxpapers.fuxvit.mae import FuxViTMAE
 from jaxpapers.fuxvit.model import FuxViTClassifier
 from jaxpapers.fuxvit.train import init_fn, make_classify_loss_fn, make_mae_loss_fn, optimizer, pretraining_data
 from jaxpapers.launch import mesh as mesh_lib
-
-# How a shard_map region appears in lowered StableHLO (Shardy / GSPMD).
-_MANUAL_MARKERS = ("sdy.manual_computation", "@SPMDFullToShardShape")
-
-
-def manual_regions(stablehlo: str) -> int:
-    """The number of manual-sharding (``shard_map``) regions in a lowered program's text."""
-    return sum(stablehlo.count(m) for m in _MANUAL_MARKERS)
 
 
 def _as_rules(rules: Sequence[Sequence[Any]]) -> tuple[tuple[str, Any], ...]:
@@ -156,52 +148,39 @@ def aot_train_step(
     platform: str | None = None,
 ) -> dict[str, Any]:
     """Lowers one classifier train step of the ``variant`` encoder (bf16, remat, scanned layers, AdamW)
-    at ``frames`` frames of (image / patch)² tokens per row, ahead of time: the state and the batch are
-    ``ShapeDtypeStruct``s with the shardings ``rules`` give on ``mesh`` (built from this process's
-    devices), so nothing is allocated.
+    at ``frames`` frames of (image / patch)² tokens per row, ahead of time, through the shared
+    :func:`jaxpapers.core.train.aot.lower_train_step` on a mesh of this process's devices (state and batch
+    are ``ShapeDtypeStruct``s with the shardings ``rules`` give, so nothing is allocated).
 
     ``platform`` (e.g. "cuda", "tpu") only lowers for that platform; None also compiles for this
-    process's backend and reads ``memory_analysis`` (bytes per device of the partitioned program, as
-    this backend's buffer assignment sees them). Returns tokens per row, the mesh, the manual
-    (``shard_map``) regions of the program and, when compiled, the memory per device.
+    process's backend and reports its memory analysis per device (``compiled``). Returns the
+    :class:`~jaxpapers.core.train.aot.AotReport` as a dict (it crosses ``run_with_devices``) plus the
+    tokens per row and the global batch size.
     """
     cfg = MODEL_SIZES[variant](
         dtype="bfloat16", remat=True, scan_layers=True, attn_impl=attn_impl, query_chunk=query_chunk
     )
-    rules = _as_rules(rules)
     model = FuxViTClassifier(cfg, num_classes=400)
-    tx = optax.adamw(1e-4)
     size = math.prod(mesh.values())
     jmesh = mesh_lib.make_mesh(dict(mesh), devices=jax.devices()[:size])
     clip = (cfg.tubelet * frames, image, image, cfg.channels)
 
-    def make(key):
-        params = model.init(key, jnp.zeros((1, cfg.tubelet, *clip[1:]), jnp.float32))["params"]
-        return TrainState.create(params, tx, key)
+    def init_params(key: jax.Array) -> Any:
+        return model.init(key, jnp.zeros((1, cfg.tubelet, *clip[1:]), jnp.float32))["params"]
 
-    boxed = jax.eval_shape(make, jax.random.key(0))
-    shardings = sharding_lib.tree_shardings(boxed, jmesh, rules)
-    state = abstract_like(nn.unbox(boxed), shardings)
-    batch_sharding = sharding_lib.batch_sharding(jmesh, rules)
     batch = {
-        "pixels": jax.ShapeDtypeStruct((batch_size, *clip), jnp.uint8, sharding=batch_sharding),
-        "label": jax.ShapeDtypeStruct((batch_size,), jnp.int32, sharding=batch_sharding),
+        "pixels": jax.ShapeDtypeStruct((batch_size, *clip), jnp.uint8),
+        "label": jax.ShapeDtypeStruct((batch_size,), jnp.int32),
     }
-    step = make_train_step(make_classify_loss_fn(model), tx)
-    with sharding_lib.mesh_context(jmesh, rules):
-        traced = jax.jit(step, out_shardings=(shardings, None)).trace(state, batch)
-        lowered = traced.lower(lowering_platforms=(platform,)) if platform else traced.lower()
-    out = {
-        "tokens_per_row": frames * (image // cfg.patch) ** 2,
-        "batch_size": batch_size,
-        "mesh": {k: int(v) for k, v in jmesh.shape.items()},
-        "manual_regions": manual_regions(lowered.as_text()),
-        "param_count": sum(math.prod(x.shape) for x in jax.tree.leaves(nn.unbox(boxed).params)),
-    }
-    if platform is None:
-        mem = lowered.compile().memory_analysis()
-        out["memory_per_device"] = {
-            name: int(getattr(mem, f"{name}_size_in_bytes"))
-            for name in ("argument", "output", "alias", "temp", "generated_code")
-        }
-    return out
+    report = lower_train_step(
+        init_params,
+        make_classify_loss_fn(model),
+        optax.adamw(1e-4),
+        batch,
+        mesh=jmesh,
+        rules=_as_rules(rules),
+        platform=platform or jax.default_backend(),
+        compile_here=platform is None,
+    )
+    tokens_per_row = frames * (image // cfg.patch) ** 2
+    return {"tokens_per_row": tokens_per_row, "batch_size": batch_size, **dataclasses.asdict(report)}

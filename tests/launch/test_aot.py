@@ -111,3 +111,20 @@ def test_bytes_per_device_equal_a_real_sharded_init_on_8_cpu_devices():
     report = lower(abstract_mesh({"fsdp": 8}), platform="cpu", cfg=cfg)
     assert report.param_bytes == on_device0(state.params)
     assert report.opt_state_bytes == on_device0(state.opt_state)
+
+
+def test_manual_regions_counts_shard_map_and_nothing_else():
+    """A step the compiler partitions has no manual region; a shard_map'd function lowered on the same
+    8-device mesh has one per shard_map call (the report of every lowering carries the count)."""
+    from jax.sharding import PartitionSpec as P
+
+    from jaxpapers.core.train.aot import manual_regions
+
+    mesh = mesh_lib.make_mesh({"fsdp": 8}, devices=jax.devices()[:8])
+    x = jnp.arange(64.0).reshape(8, 8)
+    per_shard = jax.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("fsdp"), out_specs=P("fsdp"))
+    assert manual_regions(jax.jit(lambda a: a * 2).lower(x).as_text()) == 0
+    assert manual_regions(jax.jit(per_shard).lower(x).as_text()) == 1
+    assert manual_regions(jax.jit(lambda a: per_shard(per_shard(a))).lower(x).as_text()) == 2
+    report = lower(mesh, platform="cpu", cfg=TinyLMConfig(vocab_size=64, dim=64, depth=1, mlp_dim=128))
+    assert report.manual_regions == 0  # TinyLM's attention is left to the compiler

@@ -52,6 +52,7 @@ class AotReport:
     flops_lower_bound: bool  # the step has loops (scan over layers) whose bodies XLA counted once
     compiled: dict[str, int] | None  # memory analysis of the compiled step, when compiled here
     hlo_bytes: int  # size of the lowered StableHLO text
+    manual_regions: int  # shard_map regions in the lowered program (see :func:`manual_regions`)
 
     @property
     def state_bytes(self) -> int:
@@ -84,6 +85,16 @@ class AotReport:
         else:
             lines.append(f"  activations: compile on a {self.platform} host to measure (JAX reports none here)")
         return "\n".join(lines)
+
+
+# How a shard_map region appears in lowered StableHLO (Shardy / GSPMD).
+_MANUAL_MARKERS = ("sdy.manual_computation", "@SPMDFullToShardShape")
+
+
+def manual_regions(stablehlo: str) -> int:
+    """The number of manual-sharding (``shard_map``) regions in a lowered program's text: > 0 shows that
+    a context-parallel (or other hand-partitioned) layer was lowered as such, not left to the compiler."""
+    return sum(stablehlo.count(m) for m in _MANUAL_MARKERS)
 
 
 def abstract_mesh(axis_sizes: Mapping[str, int]) -> AbstractMesh:
@@ -165,6 +176,7 @@ def lower_train_step(
         flops_lower_bound="stablehlo.while" in text,
         compiled=compiled,
         hlo_bytes=len(text),
+        manual_regions=manual_regions(text),
     )
 
 
