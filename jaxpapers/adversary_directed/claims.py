@@ -12,8 +12,9 @@ from jaxpapers.core.claims import Above, AllHold, AllOf, Below, Claim, Close, Sl
 CLAIMS = [
     Claim(
         id="adversary_directed/D1-solver-exact",
-        statement="The vectorised adversary-directed game solver is exact for any label set: it equals a pure-Python "
-        "game reference and the independent multiclass Littlestone recursion (deterministic) and the reference "
+        statement="The vectorised adversary-directed game solver (as the claims run it: the dense ternary DP on binary "
+        "classes, the mask solver on multiclass ones) is exact for any label set: it equals a pure-Python game "
+        "reference and the independent multiclass Littlestone recursion (deterministic) and the reference "
         "randomized value to 1e-5, on 200 random binary classes, 100 random multiclass classes and the named "
         "classes T ≤ 8; Ldim/2 ≤ randomized ≤ deterministic; values are non-decreasing in T; TD ≤ AD ≤ standard",
         source="spec 'The game' (our formalization of the abstract; identity AD = Ldim(H|S) ours)",

@@ -169,12 +169,14 @@ def restrict(H: Int[ArrayLike, "m t"], S) -> np.ndarray:
 
 
 def relabel(H: ArrayLike | list) -> np.ndarray:
-    """Per column, maps the labels that occur onto 0..k-1 (order kept); rows deduplicated. Values unchanged."""
+    """Per column, maps the labels that occur onto 0..k-1 (order kept); rows deduplicated. Values unchanged.
+
+    The map is increasing in each column, so the rows stay distinct and in the sorted order of ``as_class``."""
     H = as_class(H)
     out = np.empty_like(H)
     for j in range(H.shape[1]):
-        out[:, j] = np.unique(H[:, j], return_inverse=True)[1]
-    return as_class(out)
+        out[:, j] = np.unique(H[:, j], return_inverse=True)[1].reshape(-1)
+    return out
 
 
 def load_class(path: str | os.PathLike) -> np.ndarray:

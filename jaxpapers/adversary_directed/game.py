@@ -36,7 +36,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float, Int
 
 from jaxpapers.adversary_directed.classes import as_class, relabel
-from jaxpapers.adversary_directed.dense import dense_batch
+from jaxpapers.adversary_directed.dense import T_MAX, dense_values
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.sim import bucket_size, jit_vmap_chunked
 
@@ -255,8 +255,10 @@ def solve_batch(
     """Game values of many classes: all padded to ONE shape, one jitted, vmapped program (spec "game.py").
 
     ``solver``: "mask" (the general solver below), "dense" (binary classes only: the ternary DP of
-    :mod:`.dense`, 3^T codes and no |H|-sized work per state) or "auto" (dense for binary classes when
-    3^T ≤ 1.5·2^T·|H| at the padded shape — measured break-even on the CPU — else mask).
+    :mod:`.dense`, T·3^(T−1) (code, open instance) pairs, no |H|-sized work, all classes in one value array)
+    or "auto" (dense for binary classes with T ≤ dense.T_MAX and 3^T ≤ 12·2^T·m_pad at the largest T, else
+    mask: a pair costs about 1/4 of a (mask, hypothesis, instance) state on the CPU, measured).
+    The dense path ignores ``t_pad``, ``m_pad`` and ``chunk_size`` (it pads nothing per class).
 
     The shared shape is (``t_pad``, ``m_pad``): by default the largest T rounded up to ``t_bucket`` and the
     next power of two ≥ the largest |H|, and ``n_labels`` (a power of two ≥ the most labels in a column); pass
@@ -279,8 +281,8 @@ def solve_batch(
     t_pad = t_bucket * max(1, math.ceil(t_max / t_bucket)) if t_pad is None else t_pad
     m_pad = _pow2(max(c.shape[0] for c in mats), 8) if m_pad is None else m_pad
     binary = all(int(c.max(initial=0)) <= 1 for c in mats)
-    if solver == "dense" or (solver == "auto" and binary and 2 * 3**t_pad <= 3 * 2**t_pad * m_pad):
-        return dense_batch(mats, randomized, mode, t_pad=t_pad, m_pad=m_pad)
+    if solver == "dense" or (solver == "auto" and binary and t_max <= T_MAX and 3**t_max <= 12 * 2**t_max * m_pad):
+        return dense_values(mats, randomized, mode)
     padded = [pad_class(c, t_pad, m_pad) for c in mats]
     # Batch sizes in buckets (copies of the cheapest class) so sweeps of 6, 8 or 12 classes share a program.
     cheapest = min(range(len(padded)), key=lambda i: padded[i][1])

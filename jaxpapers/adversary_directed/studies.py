@@ -1,9 +1,10 @@
 """Studies shared by several claims (memoised per process with ``core.memo.shared``).
 
-``family_values`` solves a named family on nested domains T = 1..T_max with ONE compiled solver program per
-kind and learner: binary classes are padded to (T 12, |H| 256, 2 labels), multiclass ones (prefix,
-adaptive-order) to (T 8, |H| 256, 256 labels) deterministic and (T 8, |H| 64, 64 labels) randomized — so D1–D5
-and D8 share their compilations when they run in one process.
+``family_values`` solves a named family on nested domains T = 1..T_max in ONE call of the solver
+(``solver="auto"``): binary families take the dense ternary DP (:mod:`.dense`: every T of the sweep in one value
+array; its programs are shared by sweeps whose padded sizes agree), multiclass ones (prefix, adaptive-order) the
+mask solver padded to (T 8, |H| 256, 256 labels) deterministic and (T 8, |H| 64, 64 labels) randomized — so
+D1–D5 and D8 share their compilations when they run in one process. Both paths are exact (tests, D1).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def solve_shared(mats, randomized: bool = False, mode: str = "adversary") -> np.
     t_pad = max(t_pad, 4 * -(-max(m.shape[1] for m in mats) // 4))
     m_pad = max(m_pad, 1 << int(np.ceil(np.log2(max(len(m) for m in mats)))))
     n_labels = max(n_labels, 1 << int(np.ceil(np.log2(n_lab))))
-    return solve_batch(mats, bool(randomized), mode, t_pad=t_pad, m_pad=m_pad, n_labels=n_labels)
+    return solve_batch(mats, bool(randomized), mode, t_pad=t_pad, m_pad=m_pad, n_labels=n_labels, solver="auto")
 
 
 def family_values(name: str, Ts: Sequence[int] | np.ndarray, randomized: bool = False) -> np.ndarray:

@@ -81,3 +81,13 @@ def test_realizability_is_judged_on_the_restriction():
     H = C.thresholds(6)
     assert R.game_value(C.restrict(H, [0, 5])) == 1.0  # H|S = thresholds on 2 points
     assert R.game_value(H) == 2.0
+
+
+def test_relabel_keeps_rows_distinct_and_sorted():
+    """relabel's per-column map is increasing: its output is already deduplicated and in as_class order."""
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        H = rng.integers(0, int(rng.integers(1, 9)), (int(rng.integers(1, 15)), int(rng.integers(0, 7)))) * 3 + 2
+        out = C.relabel(H)
+        np.testing.assert_array_equal(out, C.as_class(out))
+        assert out.dtype == np.int64 and len(out) == len(C.as_class(H))

@@ -4,6 +4,8 @@ recursion, deterministic and randomized, binary and multiclass (spec D1).
 Checks (each a violation count or an error): JAX = reference = Ldim (deterministic); JAX = reference
 (randomized, 1e-5); Ldim/2 ≤ randomized ≤ deterministic; values non-decreasing in T on nested domains;
 TD ≤ AD ≤ standard-online (horizon |S|) value, with the vmapped TD checked against the memoised reference.
+The solver runs as the other claims call it (``solver="auto"``): binary classes on the dense ternary DP
+(:mod:`..dense`), multiclass ones on the mask solver (:mod:`..game`).
 """
 
 from __future__ import annotations
@@ -46,9 +48,14 @@ def random_classes(cfg: ExactConfig, seed: int) -> tuple[list[np.ndarray], list[
     return binary, multi
 
 
-def check_classes(mats, *, m_pad: int, t_pad: int, n_labels: int, chunk_size: int) -> dict[str, np.ndarray]:
-    """Solver (JAX: one padded program, both learners in one loop) and references on every class."""
-    both = solve_batch(mats, "both", t_pad=t_pad, m_pad=m_pad, n_labels=n_labels, chunk_size=chunk_size)
+def check_classes(
+    mats, *, m_pad: int, t_pad: int, n_labels: int, chunk_size: int, solver: str = "auto"
+) -> dict[str, np.ndarray]:
+    """Solver (JAX: one program, both learners in one loop) and references on every class.
+
+    ``solver="auto"`` is the path the claims take: the dense ternary DP for binary classes, the mask solver
+    (padded to ``t_pad``, ``m_pad``, ``n_labels``) otherwise."""
+    both = solve_batch(mats, "both", t_pad=t_pad, m_pad=m_pad, n_labels=n_labels, chunk_size=chunk_size, solver=solver)
     return {
         "jax_det": both[:, 0],
         "jax_rand": both[:, 1],
@@ -85,7 +92,9 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
     t_pad = 4 * -(-max(ex.binary_t_max, ex.multi_t) // 4)
     m_pad = 1 << (max(ex.binary_m_max, ex.multi_m_pad) - 1).bit_length()
     n_labels = 1 << (ex.multi_labels_max - 1).bit_length()
-    rnd = check_classes(binary + multi, m_pad=m_pad, t_pad=t_pad, n_labels=n_labels, chunk_size=ex.chunk_size)
+    kw = dict(m_pad=m_pad, t_pad=t_pad, n_labels=n_labels, chunk_size=ex.chunk_size)
+    parts = [check_classes(binary, **kw), check_classes(multi, **kw)]  # dense path, mask solver
+    rnd = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     named = check_named(ex.named_t_max, ex.randomized_named_t_max)
     res = [rnd] + [
         {"jax_det": r["jax_det_rand"], "ldim": r["ldim_rand"], "jax_rand": r["jax_rand"], "ref_rand": r["ref_rand"]}
