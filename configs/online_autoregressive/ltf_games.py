@@ -4,7 +4,7 @@ Halving (E2E over the induced class, CoT over the base class with chain updates)
 adversary, one jitted program for every (d, M, feedback) × seed (bitset version spaces); bound log2 N(d).
 
     jaxpapers verify online_autoregressive/O6                 # quick: d ∈ {2,3,4}, M ∈ {1,4,16}, 20 seeds
-    jaxpapers verify online_autoregressive/O6 --preset full   # d = 2..6 (d = 6: GPU), quadratic fit
+    jaxpapers verify online_autoregressive/O6 --preset full   # d = 2..6, quadratic fit (d = 6 CoT: ~200 GB, README)
 
 Expected (quick): E2E means d=2: 3.0, 2.0, 2.0; d=3: ≈ 5.9, 5.0, 5.0; d=4: ≈ 9.0, 7.75, 8.0; all ≤ log2 N(d)
 (3.81, 6.70, 10.88); max/min over M ≤ 1.5. ≈ 5 s.
@@ -20,9 +20,12 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg = ml_collections.ConfigDict()
     cfg.preset = a.preset
     cfg.seed = 6
-    cfg.ltf_games = ml_collections.ConfigDict(dict(ds=(2, 3, 4), ms=(1, 4, 16), seeds=20, tie_noise=0.5))
+    cfg.ltf_games = ml_collections.ConfigDict(
+        dict(ds=(2, 3, 4), ms=(1, 4, 16), seeds=20, tie_noise=0.5, rows_per_call=0, word_chunk=0)
+    )
     if a.preset == "tiny":
         cfg.ltf_games.update(ds=(2, 3), ms=(1, 4), seeds=4)
     elif a.preset == "full":
-        cfg.ltf_games.update(ds=(2, 3, 4, 5, 6), ms=(1, 2, 4, 8, 16, 64))
+        # Bounded memory for d = 5, 6: roll out 2^16 generators at a time, count 2^12 bitset words at a time.
+        cfg.ltf_games.update(ds=(2, 3, 4, 5, 6), ms=(1, 2, 4, 8, 16, 64), rows_per_call=2**16, word_chunk=2**12)
     return cfg

@@ -85,3 +85,31 @@ def check_shape(name: str, shape: tuple[int, ...], expected: tuple[int | None, .
     if not ok:
         exp = "(" + ", ".join("*" if e is None else str(e) for e in expected) + ")"
         raise ConfigError(f"{name} has shape {tuple(shape)}; expected {exp}")
+
+
+def available_memory_bytes() -> int:
+    """Physical memory this process can still take: ``MemAvailable`` of /proc/meminfo on Linux (what the
+    kernel can give without swapping), else free pages from ``sysconf``."""
+    import os
+
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+
+
+def check_fits_in_memory(what: str, nbytes: float, *, hint: str = "") -> None:
+    """Raises one clear error before allocating ``nbytes`` for ``what`` when that is more than the memory
+    available now (instead of the machine swapping or the process being killed)."""
+    from jaxpapers.core.train.job import human_bytes
+
+    available = available_memory_bytes()
+    if nbytes > available:
+        raise ConfigError(
+            f"{what} needs {human_bytes(nbytes)} but this machine has {human_bytes(available)} of memory available"
+            + (f"; {hint}" if hint else "")
+        )

@@ -134,27 +134,41 @@ class LTFExactConfig:
 
 @dataclasses.dataclass(frozen=True)
 class LTFGamesConfig:
-    """O6: halving (E2E and CoT) vs the greedy splitting adversary, ``seeds`` tie-breaking seeds."""
+    """O6: halving (E2E and CoT) vs the greedy splitting adversary, ``seeds`` tie-breaking seeds.
+
+    Memory bounds for large d (0: everything at once): ``rows_per_call`` generators rolled out at a time (a
+    power of two), ``word_chunk`` bitset words (32 generators each) counted at a time within a round.
+    """
 
     ds: tuple[int, ...] = (2, 3, 4)
     ms: tuple[int, ...] = (1, 4, 16)
     seeds: int = 20
     tie_noise: float = 0.5
+    rows_per_call: int = 0
+    word_chunk: int = 0
 
     def __post_init__(self):
         increasing("ltf_games.ds", self.ds, 1, 6)
         increasing("ltf_games.ms", self.ms, 1, 1024)
         check_range("ltf_games.seeds", self.seeds, 1, 100_000)
         check_range("ltf_games.tie_noise", self.tie_noise, 0.0, 1.0, hi_open=True)
+        check_range("ltf_games.word_chunk", self.word_chunk, 0)
+        if self.rows_per_call < 0 or self.rows_per_call & (self.rows_per_call - 1):
+            raise ConfigError(
+                f"ltf_games.rows_per_call={self.rows_per_call!r} is not allowed; need 0 (all at once) or a power of two"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
 class EnumerationConfig:
-    """O7: LTF_d counted by weight enumeration; ``weight_ranges`` per d (empty: the defaults 1,1,2,3,5,9)."""
+    """O7: LTF_d counted by weight enumeration; ``weight_ranges`` per d (empty: the defaults 1,1,2,3,5,9);
+    ``method`` "grid" (the whole weight grid, streamed) or "symmetric" (sorted non-negative weights closed under
+    the cube's symmetries; the same set, see :mod:`..thresholds`)."""
 
     ds: tuple[int, ...] = (1, 2, 3, 4, 5)
     weight_ranges: tuple[int, ...] = ()
     chunk_size: int = 16_384
+    method: str = "grid"
 
     def __post_init__(self):
         increasing("enumeration.ds", self.ds, 1, 6)
@@ -166,3 +180,4 @@ class EnumerationConfig:
         for i, w in enumerate(self.weight_ranges):
             check_range(f"enumeration.weight_ranges[{i}]", w, 1, 64)
         check_range("enumeration.chunk_size", self.chunk_size, 1)
+        check_choice("enumeration.method", self.method, ("grid", "symmetric"))

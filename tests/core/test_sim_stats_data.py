@@ -162,3 +162,13 @@ def test_memo_shared_runs_a_study_once_per_inputs_and_precision():
         d = memo.shared("s", cfg, key, fn=lambda: study("d"))
     assert calls == ["a", "c", "d"] and a is b and c is not a and d is not a
     memo.clear()
+
+
+def test_check_fits_in_memory_names_the_need_and_what_is_available():
+    from jaxpapers.core import checks
+
+    available = checks.available_memory_bytes()
+    assert 0 < available < 1 << 50  # read from /proc/meminfo: a real figure, not a default
+    checks.check_fits_in_memory("a small array", 1 << 20)  # 1 MiB fits anywhere this runs
+    with pytest.raises(ConfigError, match=r"the table needs 1024\.0 TiB but this machine has .* available; shrink it"):
+        checks.check_fits_in_memory("the table", 1 << 50, hint="shrink it")

@@ -61,6 +61,10 @@ def test_config_errors():
         oc.LTFExactConfig(ds=(5,))
     with pytest.raises(ConfigError, match="one W per d"):
         oc.EnumerationConfig(ds=(1, 2), weight_ranges=(1,))
+    with pytest.raises(ConfigError, match="rows_per_call=3"):
+        oc.LTFGamesConfig(rows_per_call=3)
+    with pytest.raises(ConfigError, match="enumeration.method"):
+        oc.EnumerationConfig(method="sieve")
     with pytest.raises(ConfigError, match="has no field"):
         config.to_dataclass(oc.CeilingConfig, {"d": 3, "bogus": 1})
 

@@ -85,3 +85,33 @@ def test_bad_game_inputs_raise_naming_the_argument():
         games.greedy_halving_games(outs, codes, v0, games.tie_noise(2, 0, 0.5, 2, 4))
     with pytest.raises(ConfigError, match="codes has values"):
         games.greedy_halving_games(outs, codes + 100, v0, games.tie_noise(2, 0, 0.5, 8, 4))
+
+
+def test_word_chunked_games_equal_one_pass():
+    """Counting the version spaces a few bitset words at a time (bounded memory) plays the same games, E2E and
+    CoT; rows rolled out in blocks give the same inputs."""
+    groups, _ = ltf.game_inputs((2, 3), (1, 16))
+    blocked, _ = ltf.game_inputs((2, 3), (1, 16), rows_per_call=16)
+    for key in groups:
+        for a, b in zip(groups[key], blocked[key], strict=True):
+            assert (a is None and b is None) or np.array_equal(a, b), key
+    groups = {key: grp for key, grp in groups.items() if key[0] == 3 and key[1] != (1,)}  # E2E and CoT M = 16
+    noise = ltf.groups_noise(groups, 4, 5, 0.5)
+    one_pass = ltf.play_game_groups(groups, noise, fast_compile=True)
+    chunked = ltf.play_game_groups(groups, noise, fast_compile=True, word_chunk=3)  # 4 words, padded to 6
+    for key in groups:
+        np.testing.assert_array_equal(chunked[key], one_pass[key])
+    with pytest.raises(ConfigError, match="word_chunk=0"):
+        games.play_groups(list(groups.values()), noise, word_chunk=0)
+
+
+def test_chain_bitsets_too_large_for_memory_stop_with_one_clear_error(monkeypatch):
+    """The full preset's chain-of-thought games at d = 6 would need ~200 GB of chain bitsets: they stop
+    before allocating, naming the sizes (here: a machine with 1 KiB available)."""
+    from jaxpapers.core import checks
+
+    monkeypatch.setattr(checks, "available_memory_bytes", lambda: 1024)
+    codes = np.zeros((1, 64, 4), np.int64)
+    want = r"chain bitsets of 1 class\(es\) x 4 prompts x 1 chain labels x 64 generators"
+    with pytest.raises(ConfigError, match=want):
+        games.chain_sets(codes, np.ones((1, 64), bool))

@@ -20,7 +20,7 @@ def ltf_counts(ec: EnumerationConfig) -> tuple[np.ndarray, list[float]]:
     ws = ec.weight_ranges or tuple(DEFAULT_WEIGHT_RANGE[d] for d in ec.ds)
     for d, w in zip(ec.ds, ws, strict=True):
         t0 = time.perf_counter()
-        counts.append(enumerate_ltfs(d, w, chunk_size=ec.chunk_size).size)
+        counts.append(enumerate_ltfs(d, w, chunk_size=ec.chunk_size, method=ec.method).size)
         seconds.append(time.perf_counter() - t0)
     return np.array(counts), seconds
 
@@ -37,5 +37,6 @@ def measure_counts(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measuremen
             "ds": list(ec.ds),
             "weight_ranges": list(ec.weight_ranges or [DEFAULT_WEIGHT_RANGE[d] for d in ec.ds]),
             "seconds": [round(s, 3) for s in seconds],
+            "method": ec.method,
         },
     )

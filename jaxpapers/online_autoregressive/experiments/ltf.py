@@ -71,18 +71,21 @@ def measure_exact(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement
     )
 
 
-def game_inputs(ds, ms) -> tuple[dict[tuple[int, tuple[int, ...], str], tuple], dict[int, int]]:
+def game_inputs(
+    ds, ms, rows_per_call: int | None = None
+) -> tuple[dict[tuple[int, tuple[int, ...], str], tuple], dict[int, int]]:
     """``(groups, sizes)``: game inputs ``(outputs, codes, v0)`` of halving on LTF_d^M keyed (d, Ms, feedback):
     E2E one group per d (the deduplicated induced classes of every M, rows padded; codes None), CoT one group
     per (d, M) (the base class's final tokens and chain labels: a group pads its chain sets to its largest
-    chain count, which grows with M); ``sizes[d]`` = |LTF_d|. Groups are ordered by d, then M."""
+    chain count, which grows with M); ``sizes[d]`` = |LTF_d|. Groups are ordered by d, then M.
+    ``rows_per_call``: roll out that many generators at a time (:func:`induced.chain_codes`; None: all at once)."""
     groups, sizes = {}, {}
     for d in ds:
         cls = ltf_class(d)
         sizes[d] = cls.n
         induced, cot = [], {}
         for m in ms:
-            c, last = chain_codes(cls, np.arange(2**d), m)
+            c, last = chain_codes(cls, np.arange(2**d), m, rows_per_call=rows_per_call)
             induced.append(dedupe(last)[0])
             cot[(d, (m,), "cot")] = (last[None], c[None].astype(np.int32), np.ones((1, cls.n), bool))
         n = max(u.shape[0] for u in induced)
@@ -102,19 +105,22 @@ def groups_noise(groups: dict, seeds: int, seed: int, scale: float) -> np.ndarra
     return tie_noise(seeds, seed, scale, _pow2(n_max).bit_length() + 1, x_max)
 
 
-def play_game_groups(groups: dict, noise: np.ndarray, fast_compile: bool = False) -> dict[tuple, np.ndarray]:
-    """Mistakes int[classes, seeds] per group: one jitted program plays every group and seed (``fast_compile``:
-    see :func:`games.play_groups`)."""
-    played = play_groups(list(groups.values()), noise, fast_compile=fast_compile)
+def play_game_groups(
+    groups: dict, noise: np.ndarray, fast_compile: bool = False, word_chunk: int | None = None
+) -> dict[tuple, np.ndarray]:
+    """Mistakes int[classes, seeds] per group: one jitted program plays every group and seed (``fast_compile``,
+    ``word_chunk``: see :func:`games.play_groups`)."""
+    played = play_groups(list(groups.values()), noise, fast_compile=fast_compile, word_chunk=word_chunk)
     return {key: np.asarray(m) for key, m in zip(groups, played, strict=True)}
 
 
 def play_ltf_games(gc: LTFGamesConfig, key: jax.Array) -> dict:
     """Mistakes [d][feedback] -> int[len(ms), seeds]; every (d, M, feedback, seed) in one jitted call."""
-    groups, sizes = game_inputs(gc.ds, gc.ms)
+    groups, sizes = game_inputs(gc.ds, gc.ms, rows_per_call=gc.rows_per_call or None)
     seed = int(jax.random.randint(key, (), 0, 2**31 - 1))
     # A claim plays once: compile time dominates the milliseconds of play, so compile for speed of compilation.
-    res = play_game_groups(groups, groups_noise(groups, gc.seeds, seed, gc.tie_noise), fast_compile=True)
+    noise = groups_noise(groups, gc.seeds, seed, gc.tie_noise)
+    res = play_game_groups(groups, noise, fast_compile=True, word_chunk=gc.word_chunk or None)
     out = {d: {"n": sizes[d], "e2e": [], "cot": []} for d in gc.ds}
     for (d, _, fb), mistakes in res.items():  # groups are ordered by d, then M
         out[d][fb].append(mistakes)
