@@ -16,11 +16,11 @@ from jax.sharding import AbstractMesh
 
 from jaxpapers.core import sharding as sharding_lib
 from jaxpapers.core.errors import ConfigError
+from jaxpapers.core.train.aot import manual_regions
 from jaxpapers.fuxvit.config import FuxViTConfig
 from jaxpapers.fuxvit.experiments.exactness import rel_error
 from jaxpapers.fuxvit.kernels.fsa import context_parallel
 from jaxpapers.fuxvit.model import FuxViT
-from jaxpapers.core.train.aot import manual_regions
 from jaxpapers.launch import mesh as mesh_lib
 from jaxpapers.launch import rules as rules_lib
 

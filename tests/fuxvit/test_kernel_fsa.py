@@ -19,9 +19,11 @@ import pytest
 from jaxpapers.core import config
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit import attention, routing
+from jaxpapers.fuxvit.config import FuxViTConfig
 from jaxpapers.fuxvit.experiments import kernel as kernel_exp
-from jaxpapers.fuxvit.kernels.fsa import context_parallel, pallas_gpu, pallas_tpu, speed
+from jaxpapers.fuxvit.kernels.fsa import context_parallel, dispatch, pallas_gpu, pallas_tpu, speed
 from jaxpapers.fuxvit.kernels.fsa.reference import fsa_fine_reference
+from jaxpapers.fuxvit.model import FuxViTClassifier
 from jaxpapers.launch import mesh as mesh_lib
 
 LOG2E = math.log2(math.e)
@@ -197,6 +199,51 @@ def test_tpu_kernel_lowers_for_tpu_with_mosaic(dtype):
         assert _lower(fn, "tpu", dtype, p=128, h=64).count("tpu_custom_call") == calls
     small = lambda q, k, v, s, ns: pallas_tpu.fsa_fine_tpu(q, k, v, s, ns, 16)  # noqa: E731
     assert _lower(small, "tpu", dtype, p=16, h=16).count("tpu_custom_call") == 1
+
+
+def _lower_model_step(platform, depth=2, p_side=4, frames=3):
+    """The StableHLO of a whole FuxViT classifier's loss and gradients (attn_impl="pallas", gated FSA,
+    ``depth`` layers, frames of ``p_side``² tokens at patch 8) lowered for ``platform`` on this CPU;
+    ``platform=None`` traces without :func:`dispatch.lowering_platform` (the CPU's interpret mode)."""
+    cfg = FuxViTConfig.tiny(depth=depth, attn_impl="pallas", fsa_mode="gated", k_frames=1)
+    model = FuxViTClassifier(cfg, num_classes=4)
+    px = 8 * p_side
+    pixels = jax.ShapeDtypeStruct((2, frames * cfg.tubelet, px, px, 3), jnp.float32)
+    labels = jax.ShapeDtypeStruct((2,), jnp.int32)
+    params = jax.eval_shape(lambda: model.init(jax.random.key(0), jnp.zeros(pixels.shape, pixels.dtype))["params"])
+
+    def loss_and_grads(params, pixels, labels):
+        def loss(p):
+            logits, _ = model.apply({"params": p}, pixels)
+            return jnp.mean(jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0])
+
+        return jax.value_and_grad(loss)(params)
+
+    trace = lambda: jax.jit(loss_and_grads).trace(params, pixels, labels)  # noqa: E731
+    if platform is None:
+        return trace().lower(lowering_platforms=("cuda",)).as_text()
+    with dispatch.lowering_platform(platform):
+        traced = trace()
+    return traced.lower(lowering_platforms=(platform,)).as_text()
+
+
+@pytest.mark.slow  # three whole-model traces: 7.7 s at load 5, 85 s at load 12 (default tests are over budget)
+def test_whole_model_lowers_with_the_platform_kernel_for_cuda_and_tpu():
+    """Issue 15: a whole FuxViT train step (loss + gradients, 2 gated FSA layers) lowers on this CPU with
+    the platform's kernel in every layer: for cuda 3 Triton calls per layer (forward, dQ, dK/dV; no
+    Mosaic GPU), for tpu 3 Mosaic calls per layer. Without ``lowering_platform`` the tracing backend
+    (cpu) picks interpret mode, and a cuda lowering then holds no kernel at all: the reason it exists."""
+    cuda = _lower_model_step("cuda")
+    assert cuda.count("__gpu$xla.gpu.triton") == 3 * 2
+    assert "mosaic_gpu" not in cuda and "tpu_custom_call" not in cuda
+    tpu = _lower_model_step("tpu")
+    assert tpu.count("tpu_custom_call") == 3 * 2
+    assert "__gpu$xla.gpu.triton" not in tpu
+    assert "__gpu$xla.gpu.triton" not in _lower_model_step(None)
+    assert dispatch.target_platform() == jax.default_backend()  # the context is reset on exit
+    with pytest.raises(ConfigError, match="platform"):
+        with dispatch.lowering_platform("rocm"):
+            pass
 
 
 def test_bad_block_sizes_and_shapes_raise():

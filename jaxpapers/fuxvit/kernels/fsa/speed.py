@@ -3,9 +3,10 @@
 Letters: B batch, N heads, T frames, P tokens per frame, H head dim, K selection slots.
 
 Every implementation is timed as one jitted VJP (forward and backward of q, k, v for a fixed output
-cotangent), after a warm-up (compilation) and with ``block_until_ready``, median of ``repeats`` runs,
-all in the same process. FLOPs are *useful* FLOPs (2 per multiply-add; the backward counts as twice
-the forward, i.e. its recomputation of the probabilities is not counted):
+cotangent), after a warm-up (compilation) and with ``block_until_ready``; the implementations are timed
+in alternation (``core.bench.time_interleaved``), median of ``repeats`` rounds, all in the same process.
+FLOPs are *useful* FLOPs (2 per multiply-add; the backward counts as twice the forward, i.e. its
+recomputation of the probabilities is not counted):
 
 * FSA fine branch: 4·P²·(N·H)·Σ_i |S_i| forward (only the selected frames);
 * dense causal (token-causal, what cuDNN and the Pallas ``mha`` run): 2·(T·P)²·(N·H) forward.
@@ -19,6 +20,7 @@ Routing (``sel``) is computed once, outside the timed function, as in the model.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxpapers.core.bench import time_fn
+from jaxpapers.core.bench import time_interleaved
 from jaxpapers.core.checks import check_choice
 from jaxpapers.fuxvit import routing
 from jaxpapers.fuxvit.kernels.fsa import pallas_gpu
@@ -99,14 +101,17 @@ def useful_flops(impl: str, s: SpeedShape, num_sel: np.ndarray | jax.Array) -> f
 def time_impls(
     s: SpeedShape, impls: tuple[str, ...], key: jax.Array, *, repeats: int = 20
 ) -> dict[str, dict[str, float]]:
-    """Median fwd+bwd seconds, useful TFLOP/s and the ratio to the first impl for each of ``impls``."""
+    """Median fwd+bwd seconds and useful TFLOP/s of each of ``impls``, timed in alternation over ``repeats``
+    rounds (``core.bench.time_interleaved``: every impl sees the same machine state; each is compiled and
+    run once first)."""
     x = make_inputs(s, key)
-    out = {}
+    fns = {}
     for impl in impls:
         f = fwd_bwd(attention_fn(impl, s, x["sel"], x["num_sel"]))
-        sec = time_fn(f, x["q"], x["k"], x["v"], x["do"], warmup=2, repeats=repeats)
-        out[impl] = {"seconds": sec, "tflops": useful_flops(impl, s, x["num_sel"]) / sec / 1e12}
-    return out
+        fns[impl] = functools.partial(f, x["q"], x["k"], x["v"], x["do"])
+    seconds = time_interleaved(fns, rounds=repeats)
+    flops = {impl: useful_flops(impl, s, x["num_sel"]) for impl in impls}
+    return {impl: {"seconds": sec, "tflops": flops[impl] / sec / 1e12} for impl, sec in seconds.items()}
 
 
 def check_against_reference(s: SpeedShape, key: jax.Array, impl: str = "fsa_pallas") -> dict[str, float]:
