@@ -72,19 +72,11 @@ def compare_strategies(
     tx = optimizer(cfg)
     loss_fn = make_mae_loss_fn(model)
     init = init_fn(cfg, arrays)
-    train_step = make_train_step(loss_fn, tx)
 
     def step_fn():
-        """A fresh function object per program: jit's trace cache does not see Linen's rule context."""
-
-        def step_and_grads(state, batch):
-            """The trainer's step, plus the gradients it used (same key: XLA merges the backward passes)."""
-            key = jax.random.fold_in(state.key, state.step)
-            grads = jax.grad(lambda p: loss_fn(p, batch, key, train=True)[0])(state.params)
-            new_state, metrics = train_step(state, batch)
-            return new_state, metrics, grads
-
-        return step_and_grads
+        """The trainer's step returning the gradients it used (one backward pass); a fresh function
+        object per program: jit's trace cache does not see Linen's rule context."""
+        return make_train_step(loss_fn, tx, return_grads=True)
 
     def run(compiled, state, global_batch):
         new_state, metrics, grads = compiled(state, global_batch)

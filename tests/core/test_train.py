@@ -6,6 +6,7 @@ import signal
 import threading
 import warnings
 
+import chex
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -315,3 +316,29 @@ def test_profile_window_writes_a_trace(tmp_path):
     with job_lib.job(job_lib.JobInfo(profile_steps=(2, 4))):
         run(tmp_path / "w", 6)
     assert list((tmp_path / "w" / "profile").rglob("*.xplane.pb"))
+
+
+def test_train_step_can_return_the_gradients_it_used():
+    """``return_grads=True``: same new state and metrics as the plain step, plus gradients equal to an
+    independent ``jax.grad`` of the loss at the step's key (fold_in(key, step))."""
+    model = Regressor(8)
+    x = np.random.default_rng(1).normal(size=(16, 4)).astype(np.float32)
+    batch = {"x": x, "y": np.cos(x.sum(1)).astype(np.float32)}
+    tx = optax.sgd(0.1)
+
+    def loss_fn(params, batch, key, *, train):
+        noise = 1e-2 * jax.random.normal(key, batch["y"].shape)
+        return jnp.mean((model.apply({"params": params}, batch["x"]) - batch["y"] - noise) ** 2), {}
+
+    state = init_state(lambda k: model.init(k, x[:1])["params"], tx, jax.random.key(0))[0]
+    plain_state, plain_metrics = jax.jit(make_train_step(loss_fn, tx))(state, batch)
+    new_state, metrics, grads = jax.jit(make_train_step(loss_fn, tx, return_grads=True))(state, batch)
+    key = jax.random.fold_in(state.key, state.step)
+    want = jax.grad(lambda p: loss_fn(p, batch, key, train=True)[0])(state.params)
+    chex.assert_trees_all_close(grads, want, rtol=1e-5, atol=1e-8)  # jitted vs eager: float32 reassociation
+    chex.assert_trees_all_close(new_state.params, plain_state.params, rtol=1e-6)
+    assert float(metrics["loss"]) == pytest.approx(float(plain_metrics["loss"]), rel=1e-6)
+    # SGD: the update is -lr * grads exactly
+    chex.assert_trees_all_close(
+        new_state.params, jax.tree.map(lambda p, g: p - 0.1 * g, state.params, grads), rtol=1e-6, atol=1e-7
+    )
