@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 SOURCES = sorted(ROOT.glob("*.py"))
-CAP_S = 180  # two notebooks share the 2 CI cores: unialm's tiny run takes 80 s alone, 100-120 s beside another
+CAP_S = 180  # a hung kernel; unialm's tiny run takes 64-80 s alone, 100-120 s beside another notebook
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
@@ -45,13 +45,16 @@ def test_notebook_runs_in_tiny_mode(source, tmp_path):
         nb, timeout=CAP_S, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
     seconds = time.perf_counter() - start
-    # CAP_S is the hard cap of any notebook (a hung kernel); the paper's planning budget (core/budgets.py)
-    # is reported, and counts in the CI plan.
+    # CAP_S is the hard cap of any notebook (a hung kernel). The paper's budget (core/budgets.py) counts in
+    # the CI plan: an overrun is reported, and fails under JAXPAPERS_STRICT_BUDGETS=1 (CI) past the noise.
     assert seconds < CAP_S, f"{source.name} took {seconds:.0f} s (cap {CAP_S} s)"
-    if seconds > budgets.budget(source.stem).notebook_s:
-        warnings.warn(
-            f"{source.name}: {seconds:.0f} s > its budget {budgets.budget(source.stem).notebook_s:g} s", stacklevel=2
+    limit = budgets.budget(source.stem).notebook_s
+    if os.environ.get("JAXPAPERS_STRICT_BUDGETS") == "1":
+        assert not budgets.fails_strict(seconds, limit), (
+            f"{source.name}: {seconds:.0f} s > its budget {limit:g} s x {budgets.STRICT_ALLOWANCE} (core/budgets.py)"
         )
+    if seconds > limit:
+        warnings.warn(f"{source.name}: {seconds:.0f} s > its budget {limit:g} s", stacklevel=2)
     for cell in key_cells:
         assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{source.name}: key figure not shown"
     last = next(c for c in reversed(nb.cells) if c.cell_type == "code")
