@@ -2,12 +2,25 @@
 
 Public API: the audio front-end (:mod:`.audio`), quantizers (:mod:`.quantize`, gradient or EMA
 codebooks), the codec (:class:`FactorCodec`, :func:`PlainCodec`, losses), GAN discriminators
-(:mod:`.discriminators`), its training phases (:mod:`.train`), the offline data worlds, loaders and grain
-pipelines (:mod:`.data`), probes, and the ``experiments`` and ``figures`` submodules.
+(:mod:`.discriminators`) and the GAN training step (:mod:`.gan`, :class:`GanConfig`), the flow-matching
+decoder (:mod:`.flow`, :mod:`.flow_decoder`), its training phases (:mod:`.train`), the offline data worlds
+(digit and attribute), loaders and grain pipelines (:mod:`.data`), probes, and the ``experiments`` and
+``figures`` submodules.
 The language-model half (UniALM itself) is added by a later change under ``lm.py``/``sequence.py``.
 """
 
-from jaxpapers.unialm import audio, discriminators, experiments, figures, probes, quantize, studies
+from jaxpapers.unialm import (
+    audio,
+    discriminators,
+    experiments,
+    figures,
+    flow,
+    flow_decoder,
+    gan,
+    probes,
+    quantize,
+    studies,
+)
 from jaxpapers.unialm.codec import (
     AnalysisBranch,
     AnalysisEncoder,
@@ -23,18 +36,28 @@ from jaxpapers.unialm.codec import (
     codec_phase2_loss,
     index_map,
 )
-from jaxpapers.unialm.config import CodecConfig, DigitWorldConfig, LossConfig, MixConfig, ProbeConfig
+from jaxpapers.unialm.config import (
+    AttributeWorldConfig,
+    CodecConfig,
+    DigitWorldConfig,
+    GanConfig,
+    LossConfig,
+    MixConfig,
+    ProbeConfig,
+)
 from jaxpapers.unialm.quantize import ResidualVQ, VectorQuantizer, code_usage_stats, codes_to_embeddings
 from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
 
 __all__ = [
     "AnalysisBranch",
     "AnalysisEncoder",
+    "AttributeWorldConfig",
     "CodecConfig",
     "ConvDecoder",
     "DigitWorldConfig",
     "FactorCodec",
     "FiLM",
+    "GanConfig",
     "LossConfig",
     "MixConfig",
     "PlainCodec",
@@ -53,6 +76,9 @@ __all__ = [
     "discriminators",
     "experiments",
     "figures",
+    "flow",
+    "flow_decoder",
+    "gan",
     "index_map",
     "probes",
     "quantize",

@@ -27,7 +27,8 @@ from jaxtyping import Array, Float, Int
 
 from jaxpapers.unialm import audio
 from jaxpapers.unialm.config import CodecConfig
-from jaxpapers.unialm.layers import ConvNeXt1D, TransformerBlock
+from jaxpapers.unialm.flow_decoder import FlowMelDecoder
+from jaxpapers.unialm.layers import ConvNeXt1D, TransformerBlock, istft_head
 from jaxpapers.unialm.quantize import ResidualVQ, dropout_levels, usage_aux
 
 PAD, BOS = 0, 1  # text ids every vocabulary starts with (see data.worlds.TEXT_VOCAB)
@@ -175,13 +176,7 @@ class VocosDecoder(nn.Module):
     @nn.compact
     def __call__(self, h: jax.Array) -> jax.Array:
         c = self.cfg
-        h = _upsample_trunk(self, h)
-        k = c.r_fft // 2 + 1
-        out = nn.Dense(2 * k, name="head")(h).astype(jnp.float32)
-        logmag = jnp.clip(out[..., :k], c.logmag_min, c.logmag_max)  # clip before exp (spec Pitfall)
-        phase = out[..., k:]
-        spec = jnp.exp(logmag) * (jnp.cos(phase) + 1j * jnp.sin(phase))
-        return audio.istft(spec, c.r_fft, c.r_hop)
+        return istft_head(self, _upsample_trunk(self, h), c.r_fft, c.r_hop, c.logmag_min, c.logmag_max)
 
 
 class ConvDecoder(nn.Module):
@@ -208,7 +203,8 @@ class ReconBranch(nn.Module):
         self.film = FiLM(c.r_width, name="film")
         self.cond_out = nn.Dense(c.r_width, name="cond_out", kernel_init=nn.initializers.zeros)
         self.rvq = ResidualVQ(c.r_levels, c.r_codes, c.code_dim, c.r_width, c.r_ema_decay > 0, name="rvq")
-        self.decoder = VocosDecoder(c, name="decoder") if c.decoder == "vocos" else ConvDecoder(c, name="decoder")
+        decoders = {"vocos": VocosDecoder, "conv": ConvDecoder, "flow": FlowMelDecoder}
+        self.decoder = decoders[c.decoder](c, name="decoder")
 
     def condition(self, q_a: jax.Array | None, t_r: int, batch: int) -> jax.Array:
         """``c = Dense(q_a)[⌊t·T_a/T_r⌋]`` (zeros without an analysis stream)."""
@@ -229,6 +225,12 @@ class ReconBranch(nn.Module):
     def decode(self, q_r: jax.Array, c: jax.Array) -> jax.Array:
         """``x̂ = Dec(q_r + Dense(c))`` (spec §2 recon step 4)."""
         return self.decoder(q_r + self.cond_out(c))
+
+    def flow_forward(self, x: jax.Array, q_a: jax.Array | None, drop: jax.Array, n_levels: Any, key: jax.Array):
+        """``decoder="flow"`` training: ``(enc, L_flow, aux, vocoder(true log-mel))`` (spec §2 recon step 6)."""
+        enc = self.encode(x, q_a, drop, n_levels)
+        loss, aux, x_voc = self.decoder.losses(enc["q"] + self.cond_out(enc["c"]), x, key)
+        return enc, loss, aux, x_voc
 
     def dequantize(self, codes: jax.Array, n_levels: int | jax.Array | None = None) -> jax.Array:
         return self.rvq.decode(codes, n_levels)
@@ -361,6 +363,56 @@ def codec_phase1_loss(
     return l_text + enc["loss"], aux
 
 
+def codec_phase2_terms(
+    codec: FactorCodec,
+    params_r: Any,
+    q_a: jax.Array | None,
+    audio_batch: jax.Array,
+    key: jax.Array,
+    *,
+    train: bool,
+    weights: Any,
+    usage: bool = False,
+) -> tuple[jax.Array, dict[str, jax.Array], jax.Array]:
+    """:func:`codec_phase2_loss` plus the decoded waveform ``x̂ [B, N]`` (what the GAN step's discriminators
+    read, spec §2 recon step 5): ``(loss, aux, x̂)``. With ``decoder="flow"`` the loss adds
+    ``flow_weight·L_flow`` and x̂ is the vocoder's waveform from the clip's true log-mel (step 6)."""
+    c = codec.cfg
+    b = audio_batch.shape[0]
+    k1, k2 = jax.random.split(key)
+    if train:
+        drop = jax.random.uniform(k1, (b,)) < c.cond_dropout
+        n_levels = dropout_levels(k2, b, c.r_levels, c.quantizer_dropout)
+    else:
+        drop, n_levels = jnp.zeros((b,), bool), None
+    flow_aux = {}
+    if c.decoder == "flow":  # x̂ = the vocoder on the true log-mel; the DiT learns by flow matching
+        enc, l_flow, flow_aux, x_hat = codec.recon.apply(
+            {"params": params_r},
+            audio_batch,
+            q_a,
+            drop,
+            n_levels,
+            jax.random.fold_in(key, 7),
+            method=ReconBranch.flow_forward,
+        )
+    else:
+        enc, x_hat = codec.recon.apply({"params": params_r}, audio_batch, q_a, drop, n_levels)
+    mel = jnp.mean(audio.multiscale_mel_distance(audio_batch, x_hat, c.sr))
+    l1 = jnp.mean(jnp.abs(audio_batch - x_hat))
+    loss = weights.mel * mel + weights.l1 * l1 + weights.vq * enc["loss"]
+    aux = {"msmd": mel, "l1": l1, "vq": enc["loss"], **flow_aux}
+    if c.decoder == "flow":
+        loss = loss + c.flow_weight * l_flow
+    if weights.mrstft:
+        mr = audio.mrstft_loss(audio_batch, x_hat)
+        loss = loss + weights.mrstft * mr
+        aux["mrstft"] = mr
+    if usage:
+        aux.update(usage_aux(enc["codes"], enc["encodings"], c.r_codes))
+    return loss, aux, x_hat
+
+
 def codec_phase2_loss(
     codec: FactorCodec,
     params_r: Any,
@@ -375,24 +427,7 @@ def codec_phase2_loss(
     """``L2 = 15·L_mel + ‖x − x̂‖₁ + L_vq [+ L_mrstft]`` (spec §2 recon step 5).
 
     Training draws the condition dropout (p = ``cond_dropout``) and quantizer dropout per example.
+    The adversarial terms ``+ 1·L_adv + 2·L_fm`` are added by the GAN step (:mod:`jaxpapers.unialm.gan`).
     """
-    c = codec.cfg
-    b = audio_batch.shape[0]
-    k1, k2 = jax.random.split(key)
-    if train:
-        drop = jax.random.uniform(k1, (b,)) < c.cond_dropout
-        n_levels = dropout_levels(k2, b, c.r_levels, c.quantizer_dropout)
-    else:
-        drop, n_levels = jnp.zeros((b,), bool), None
-    enc, x_hat = codec.recon.apply({"params": params_r}, audio_batch, q_a, drop, n_levels)
-    mel = jnp.mean(audio.multiscale_mel_distance(audio_batch, x_hat, c.sr))
-    l1 = jnp.mean(jnp.abs(audio_batch - x_hat))
-    loss = weights.mel * mel + weights.l1 * l1 + weights.vq * enc["loss"]
-    aux = {"msmd": mel, "l1": l1, "vq": enc["loss"]}
-    if weights.mrstft:
-        mr = audio.mrstft_loss(audio_batch, x_hat)
-        loss = loss + weights.mrstft * mr
-        aux["mrstft"] = mr
-    if usage:
-        aux.update(usage_aux(enc["codes"], enc["encodings"], c.r_codes))
+    loss, aux, _ = codec_phase2_terms(codec, params_r, q_a, audio_batch, key, train=train, weights=weights, usage=usage)
     return loss, aux

@@ -4,15 +4,16 @@ Config files (``configs/unialm/*.py``) import only this module and ``jaxpapers.c
 experiments convert each group with ``core.config.to_dataclass``. Optimizer and loop groups are the
 core's (``core.train.OptimConfig`` / ``LoopConfig``).
 
-=================  ==========================  =====================================================
-group              dataclass                   used by
-=================  ==========================  =====================================================
-``codec``          :class:`CodecConfig`        FactorCodec / PlainCodec shapes (spec §2 table)
-``data``           :class:`DigitWorldConfig`   the espeak-ng digit world (spec "Claims" preamble)
-``mix``            :class:`MixConfig`          U1's speech/sound/music mixture (spec U1 row)
-``loss``           :class:`LossConfig`         phase-2 weights, dead-code restart cadence
-``probe``          :class:`ProbeConfig`        U3/U4 single-voice linear probes
-=================  ==========================  =====================================================
+=================  ================================  =====================================================
+group              dataclass                         used by
+=================  ================================  =====================================================
+``codec``          :class:`CodecConfig`              FactorCodec / PlainCodec shapes (spec §2 table)
+``data``           :class:`DigitWorldConfig`         the espeak-ng digit world (spec "Claims" preamble)
+``attributes``     :class:`AttributeWorldConfig`     the full-preset attribute world (1–3 digits, 3.2 s)
+``mix``            :class:`MixConfig`                U1's speech/sound/music mixture (spec U1 row)
+``loss``           :class:`LossConfig`               phase-2 weights, dead-code restart cadence
+``probe``          :class:`ProbeConfig`              U3/U4 single-voice linear probes
+=================  ================================  =====================================================
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import dataclasses
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.errors import ConfigError
 
-DECODERS: tuple[str, ...] = ("vocos", "conv")
+DECODERS: tuple[str, ...] = ("vocos", "conv", "flow")
 ANALYSIS_NORMS: tuple[str, ...] = ("layernorm", "none")
 ANALYSIS_TEXTS: tuple[str, ...] = ("digit", "digit+attributes")
 
@@ -62,6 +63,15 @@ class CodecConfig:
     quantizer_dropout: float = 0.5
     logmag_min: float = -10.0
     logmag_max: float = 6.0
+    # decoder="flow" (spec §2 recon step 6): a DiT velocity model over the clip's log-mel + a mel vocoder
+    flow_width: int = 64
+    flow_blocks: int = 2
+    flow_heads: int = 4
+    flow_steps: int = 16  # Euler steps at decode time (paper: 10-20)
+    flow_cfg: float = 1.5  # classifier-free guidance scale at decode time (paper: 1.5)
+    flow_sigma_min: float = 1e-4
+    flow_cond_drop: float = 0.1  # condition → learned null condition for this share of training rows
+    flow_weight: float = 1.0  # weight of the flow-matching loss next to the vocoder's 15·MSMD + L1 (our choice)
 
     def __post_init__(self):
         for name in (
@@ -90,6 +100,16 @@ class CodecConfig:
         check_choice("codec.decoder", self.decoder, DECODERS)
         check_range("codec.cond_dropout", self.cond_dropout, 0.0, 1.0)
         check_range("codec.quantizer_dropout", self.quantizer_dropout, 0.0, 1.0)
+        for name in ("flow_width", "flow_blocks", "flow_heads", "flow_steps"):
+            check_range(f"codec.{name}", getattr(self, name), 1)
+        check_range("codec.flow_cfg", self.flow_cfg, 0.0)
+        check_range("codec.flow_sigma_min", self.flow_sigma_min, 0.0, 1.0, hi_open=True)
+        check_range("codec.flow_cond_drop", self.flow_cond_drop, 0.0, 1.0)
+        check_range("codec.flow_weight", self.flow_weight, 0.0)
+        if self.flow_width % self.flow_heads:
+            raise ConfigError(
+                f"codec.flow_width={self.flow_width} must be a multiple of codec.flow_heads={self.flow_heads}"
+            )
         check_range("codec.a_ema_decay", self.a_ema_decay, 0.0, 1.0, hi_open=True)
         check_range("codec.r_ema_decay", self.r_ema_decay, 0.0, 1.0, hi_open=True)
         if self.a_dim % self.a_heads:
@@ -193,3 +213,78 @@ class ProbeConfig:
         if not self.voices:
             raise ConfigError("probe.voices must name at least one training voice")
         check_range("probe.voices", self.voices, 0)
+
+
+GAN_KINDS: tuple[str, ...] = ("lsgan", "hinge")
+
+
+@dataclasses.dataclass(frozen=True)
+class GanConfig:
+    """Phase-2 adversarial training (spec §2 recon step 5, small/paper): ``+ adv·L_adv + fm·L_fm`` with
+    multi-period + multi-band multi-resolution STFT discriminators (DAC's defaults).
+
+    ``start``: warm-up steps with neither adversary nor discriminator updates (our option; the spec names
+    none, so 0 by default). The discriminator's optimizer is the generator's ``OptimConfig`` unless the
+    caller passes another.
+    """
+
+    kind: str = "lsgan"
+    adv: float = 1.0
+    fm: float = 2.0
+    start: int = 0
+    periods: tuple[int, ...] = (2, 3, 5, 7, 11)
+    ffts: tuple[int, ...] = (2048, 1024, 512)
+    period_channels: tuple[int, ...] = (32, 128, 512, 1024, 1024)
+    stft_channels: int = 32
+    bands: tuple[float, ...] = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0)
+    stft_layers: int = 4
+
+    def __post_init__(self):
+        check_choice("gan.kind", self.kind, GAN_KINDS)
+        check_range("gan.adv", self.adv, 0.0)
+        check_range("gan.fm", self.fm, 0.0)
+        check_range("gan.start", self.start, 0)
+        check_range("gan.stft_channels", self.stft_channels, 1)
+        check_range("gan.stft_layers", self.stft_layers, 1)
+        for name in ("periods", "ffts", "period_channels"):
+            check_range(f"gan.{name}", getattr(self, name), 1)
+        if not self.periods and not self.ffts:
+            raise ConfigError("gan.periods and gan.ffts are both empty: at least one discriminator is needed")
+        if len(self.bands) < 2 or any(b >= a for a, b in zip(self.bands[1:], self.bands[:-1], strict=True)):
+            raise ConfigError(f"gan.bands={self.bands} must be at least two increasing edges in [0, 1]")
+        check_range("gan.bands", self.bands, 0.0, 1.0)
+        if not self.period_channels:
+            raise ConfigError("gan.period_channels must name at least one conv layer")
+
+
+@dataclasses.dataclass(frozen=True)
+class AttributeWorldConfig:
+    """The full-preset attribute world (spec "Claims" preamble and §Data "Speech"): utterances of 1 to
+    ``max_words`` random digits per voice, every word synthesised separately with the utterance's one
+    (rate, pitch) draw and joined by ``gap_ms`` silences (exact word boundaries), in ``clip_s`` clips."""
+
+    n_voices: int = 60
+    n_heldout: int = 12
+    utterances: int = 20  # per voice
+    max_words: int = 3
+    gap_ms: tuple[int, int] = (50, 150)
+    clip_s: float = 3.2  # speech up to ~2.7 s; 3.2 s is whole frames for the toy (16 kHz) and paper (24 kHz) hops
+    sr: int = 16_000
+    rate: tuple[int, int] = (120, 230)
+    pitch: tuple[int, int] = (20, 80)
+    seed: int = 0
+    threads: int = 4
+
+    def __post_init__(self):
+        check_range("attributes.n_voices", self.n_voices, 2)
+        check_range("attributes.n_heldout", self.n_heldout, 1, self.n_voices - 1)
+        check_range("attributes.utterances", self.utterances, 1)
+        check_range("attributes.max_words", self.max_words, 1)
+        check_range("attributes.clip_s", self.clip_s, 0.0, lo_open=True)
+        check_range("attributes.sr", self.sr, 1)
+        check_range("attributes.threads", self.threads, 1)
+        check_range("attributes.gap_ms", self.gap_ms, 0)
+        for name in ("gap_ms", "rate", "pitch"):
+            lo, hi = getattr(self, name)
+            if lo > hi or (name != "gap_ms" and lo == hi):
+                raise ConfigError(f"attributes.{name}={getattr(self, name)} must be an increasing (lo, hi) pair")

@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxpapers.unialm import audio
+
 
 class ConvNeXt1D(nn.Module):
     """Depthwise conv (k=7) → LayerNorm → Dense 4D → GELU → Dense D → layer-scale, residual (Vocos block)."""
@@ -63,3 +65,14 @@ class TransformerBlock(nn.Module):
         h = nn.LayerNorm(name="ln_mlp")(x)
         h = nn.Dense(d, name="mlp_down")(nn.gelu(nn.Dense(4 * d, name="mlp_up")(h)))
         return x + h
+
+
+def istft_head(module: nn.Module, h: jax.Array, n_fft: int, hop: int, logmag_min: float, logmag_max: float):
+    """The Vocos iSTFT head inside ``module``'s compact scope (param ``head``): ``Dense(2K)`` → log|S| clipped
+    to ``[logmag_min, logmag_max]`` before exp, phase φ → ``S = exp(log|S|)·e^{iφ}`` → iSTFT (spec §2 step 4)."""
+    k = n_fft // 2 + 1
+    out = nn.Dense(2 * k, name="head", parent=module)(h).astype(jnp.float32)
+    logmag = jnp.clip(out[..., :k], logmag_min, logmag_max)  # clip before exp (spec Pitfall)
+    phase = out[..., k:]
+    spec = jnp.exp(logmag) * (jnp.cos(phase) + 1j * jnp.sin(phase))
+    return audio.istft(spec, n_fft, hop)

@@ -6,8 +6,13 @@
   training with each clip's own codes at every level count q = 1..Q_r, and with another clip's codes
   (cyclic shift within its domain).
 * :func:`analysis_study` (owned by U3; U4 reuses it): phase 1 of the analysis branch on the
-  training voices, the text head's held-out-voice accuracy on the digit token, and single-voice
-  linear probes on dequantized A, on dequantized R (from the U1 codec) and on continuous z_a.
+  training voices (:func:`analysis_branch`), the text head's held-out-voice accuracy on the digit token,
+  and single-voice linear probes on dequantized A, on dequantized R (from the U1 codec) and on continuous z_a.
+
+The ``full`` preset (paper-scale codec, accelerator only: :func:`require_accelerator` makes every claim
+``skipped`` on a CPU) trains the analysis branch on the attribute world (``cfg.analysis_world``) and the
+reconstruction branch with the FiLM condition on the frozen analysis branch (``cfg.recon_film``); U3/U4
+still probe the digit world's held-out voices.
 """
 
 from __future__ import annotations
@@ -21,12 +26,21 @@ import ml_collections
 import numpy as np
 
 from jaxpapers.core import memo
+from jaxpapers.core.checks import check_choice
 from jaxpapers.core.config import to_dataclass
+from jaxpapers.core.errors import ClaimSkipped
 from jaxpapers.core.train import LoopConfig, OptimConfig
 from jaxpapers.unialm import audio
 from jaxpapers.unialm.codec import FactorCodec, PlainCodec
-from jaxpapers.unialm.config import CodecConfig, DigitWorldConfig, LossConfig, MixConfig, ProbeConfig
-from jaxpapers.unialm.data import worlds
+from jaxpapers.unialm.config import (
+    AttributeWorldConfig,
+    CodecConfig,
+    DigitWorldConfig,
+    LossConfig,
+    MixConfig,
+    ProbeConfig,
+)
+from jaxpapers.unialm.data import attributes, worlds
 from jaxpapers.unialm.probes import probe_accuracies, single_voice_sets
 from jaxpapers.unialm.quantize import code_usage_stats
 from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
@@ -46,6 +60,60 @@ def digit_world(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
     return memo.shared(
         "unialm/digit_world", data, cfg.cache_dir, fn=lambda: worlds.digit_world(data, cfg.cache_dir or None)
     )
+
+
+def require_accelerator(cfg: ml_collections.ConfigDict) -> None:
+    """The ``full`` preset trains the paper-scale codec: report ``skipped`` on a CPU instead of running for days."""
+    if cfg.get("preset") == "full" and jax.default_backend() == "cpu":
+        raise ClaimSkipped(
+            "the full preset trains the paper-scale codec (5k + 20k steps at batch 32, 24 kHz) and needs an "
+            "accelerator; run it on a GPU/TPU host"
+        )
+
+
+def attribute_world(cfg: ml_collections.ConfigDict) -> dict[str, np.ndarray]:
+    """The attribute world of ``cfg.attributes`` (memoised in-process; on disk under ``cfg.cache_dir``)."""
+    data = to_dataclass(AttributeWorldConfig, cfg.attributes)
+    return memo.shared(
+        "unialm/attribute_world",
+        data,
+        cfg.cache_dir,
+        fn=lambda: attributes.attribute_world(data, cfg.cache_dir or None),
+    )
+
+
+def _analysis_data(cfg: ml_collections.ConfigDict) -> tuple[np.ndarray, np.ndarray]:
+    """Phase-1 training clips and text targets (training voices only) of ``cfg.analysis_world``."""
+    check_choice("analysis_world", cfg.get("analysis_world", "digits"), ("digits", "attributes"))
+    if cfg.get("analysis_world", "digits") == "attributes":
+        world = attribute_world(cfg)
+        texts = attributes.texts(world, to_dataclass(AttributeWorldConfig, cfg.attributes))
+    else:
+        world = digit_world(cfg)
+        texts = worlds.analysis_texts(world, to_dataclass(DigitWorldConfig, cfg.data))
+    train_rows = ~world["heldout"]
+    return world["audio"][train_rows], worlds.text_targets(texts)[train_rows]
+
+
+def analysis_branch(cfg: ml_collections.ConfigDict, key: jax.Array) -> dict[str, Any]:
+    """Phase 1 (spec §2): the analysis branch trained on ``cfg.analysis_world``'s training voices (memoised)."""
+
+    def run() -> dict[str, Any]:
+        codec = FactorCodec(to_dataclass(CodecConfig, cfg.codec), len(worlds.TEXT_VOCAB))
+        clips, targets = _analysis_data(cfg)
+        t1 = _clock()
+        result = train_analysis(
+            codec,
+            clips,
+            targets,
+            optim=to_dataclass(OptimConfig, cfg.analysis.optim),
+            loop=to_dataclass(LoopConfig, cfg.analysis.train),
+            loss=to_dataclass(LossConfig, cfg.loss),
+            key=jax.random.fold_in(key, 1),
+        )
+        return {"codec": codec, "params": result.state.params, "history": result.history, "train": _since(t1)}
+
+    return memo.shared("unialm/analysis_branch", cfg.to_dict(), key, fn=run)
 
 
 def _chunked(fn, x: np.ndarray, chunk: int) -> list[Any]:
@@ -96,19 +164,25 @@ def make_msmd_eval(codec: FactorCodec):
 
 
 def recon_study(cfg: ml_collections.ConfigDict, key: jax.Array) -> dict[str, Any]:
-    """U1's stage: data + the reconstruction branch (FiLM off) + held-out MSMD tables (see module doc)."""
+    """U1's stage: data + the reconstruction branch (FiLM off; on with ``cfg.recon_film``) + held-out MSMD tables."""
 
     def run() -> dict[str, Any]:
+        require_accelerator(cfg)
         t0 = _clock()
         world = digit_world(cfg)
         t_data = _since(t0)
         mix_cfg = to_dataclass(MixConfig, cfg.mix)
         codec_cfg = to_dataclass(CodecConfig, cfg.codec)
         mix = worlds.mixture(world, mix_cfg, codec_cfg.sr)
-        codec = PlainCodec(codec_cfg, len(worlds.TEXT_VOCAB))
+        pa = None
+        if cfg.get("recon_film", False):  # FiLM-conditioned FactorCodec: phase 2 reads the frozen phase-1 branch
+            codec = FactorCodec(codec_cfg, len(worlds.TEXT_VOCAB))
+            pa = analysis_branch(cfg, key)["params"]
+        else:
+            codec = PlainCodec(codec_cfg, len(worlds.TEXT_VOCAB))
         loop = to_dataclass(LoopConfig, cfg.recon.train)
         key_r = jax.random.fold_in(key, 2)
-        params0 = {"analysis": None, "recon": recon_init(codec, mix["train"].shape[1], key_r)}
+        params0 = {"analysis": pa, "recon": recon_init(codec, mix["train"].shape[1], key_r, pa)}
         t1 = _clock()
         result = train_recon(
             codec,
@@ -117,9 +191,10 @@ def recon_study(cfg: ml_collections.ConfigDict, key: jax.Array) -> dict[str, Any
             loop=loop,
             loss=to_dataclass(LossConfig, cfg.loss),
             key=key_r,
+            params_analysis=pa,
         )
         t_train = _since(t1)
-        params = {"analysis": None, "recon": result.state.params}
+        params = {"analysis": pa, "recon": result.state.params}
         evaluate = make_msmd_eval(codec)
         swap = swap_index(mix["eval_domain"])
         x = jnp.asarray(mix["eval"])
@@ -144,25 +219,14 @@ def analysis_study(cfg: ml_collections.ConfigDict, key: jax.Array) -> dict[str, 
     """U3's stage: phase-1 analysis branch, head accuracy, single-voice probes on A, R and z_a."""
 
     def run() -> dict[str, Any]:
+        require_accelerator(cfg)
         t0 = _clock()
         world = digit_world(cfg)
-        data_cfg = to_dataclass(DigitWorldConfig, cfg.data)
         codec_cfg = to_dataclass(CodecConfig, cfg.codec)
-        codec = FactorCodec(codec_cfg, len(worlds.TEXT_VOCAB))
-        targets = worlds.text_targets(worlds.analysis_texts(world, data_cfg))
-        train_rows = ~world["heldout"]
-        t1 = _clock()
-        result = train_analysis(
-            codec,
-            world["audio"][train_rows],
-            targets[train_rows],
-            optim=to_dataclass(OptimConfig, cfg.analysis.optim),
-            loop=to_dataclass(LoopConfig, cfg.analysis.train),
-            loss=to_dataclass(LossConfig, cfg.loss),
-            key=jax.random.fold_in(key, 1),
-        )
-        t_train = _since(t1)
-        params = {"analysis": result.state.params, "recon": None}
+        branch = analysis_branch(cfg, key)
+        codec = branch["codec"]
+        t_train = branch["train"]
+        params = {"analysis": branch["params"], "recon": None}
         chunk = int(cfg.eval_chunk)
         prompt = jnp.full((chunk, 1), worlds.DESCRIBE, jnp.int32)
 
@@ -209,7 +273,7 @@ def analysis_study(cfg: ml_collections.ConfigDict, key: jax.Array) -> dict[str, 
         return {
             "head_acc": head_acc,
             "probes": probes,
-            "history": result.history,
+            "history": branch["history"],
             "usage": code_usage_stats(enc["codes"], codec_cfg.a_codes),
             "timing": {"train": t_train, "probes": _since(t2), "total": _since(t0)},
         }

@@ -15,11 +15,16 @@ the same batch sequence.
 
 * Phase 1 (:func:`train_analysis`): ``L_text + L_vq`` on the analysis branch alone.
 * Phase 2 (:func:`train_recon`): ``15·MSMD + L1 + L_vq`` on the reconstruction branch; the analysis
-  params are a constant of the loss (frozen: they have no optimizer state at all).
+  params are a constant of the loss (frozen: they have no optimizer state at all). With a
+  :class:`~jaxpapers.unialm.config.GanConfig` it adds ``1·L_adv + 2·L_fm`` through
+  :func:`jaxpapers.unialm.gan.make_gan_step` (alternating discriminator/generator updates; the
+  discriminator's params and optimizer state ride in ``state.extras["disc"]``). Without one, the step
+  is the stock ``make_train_step`` exactly as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,8 +35,9 @@ import numpy as np
 from jaxpapers.core.checks import check_range
 from jaxpapers.core.train import FitResult, LoopConfig, OptimConfig, TrainState, fit, init_state, make_optimizer
 from jaxpapers.core.train.step import make_train_step
-from jaxpapers.unialm.codec import AnalysisBranch, FactorCodec, codec_phase1_loss, codec_phase2_loss
-from jaxpapers.unialm.config import LossConfig
+from jaxpapers.unialm import gan as gan_lib
+from jaxpapers.unialm.codec import AnalysisBranch, FactorCodec, codec_phase1_loss, codec_phase2_terms
+from jaxpapers.unialm.config import GanConfig, LossConfig
 from jaxpapers.unialm.data.pipeline import ClipSource, codec_stream
 from jaxpapers.unialm.data.worlds import DESCRIBE
 from jaxpapers.unialm.quantize import (
@@ -139,12 +145,33 @@ def _fit(
     progress,
     description,
     ema_decay=0.0,
+    gan=None,
 ):
+    """``gan``: None (the plain step) or ``(GanConfig, OptimConfig of the discriminator, terms_fn, n_samples)``."""
     tx = make_optimizer(optim, loop.steps)
-    state, shardings = init_state(
-        init, tx, key, extras=lambda p: codec_extras(p, rvq_path, levels, codebook_size, ema_decay > 0)
-    )
-    step = with_dead_code_restart(make_train_step(loss_fn, tx), rvq_path, levels, restart_every, ema_decay)
+    model_config: dict[str, Any] = {"phase": description}
+    disc_state = None
+    if gan is None:
+        inner = make_train_step(loss_fn, tx)
+    else:
+        gan_cfg, optim_d, terms_fn, n_samples = gan
+        disc, tx_d = gan_lib.make_discriminator(gan_cfg), make_optimizer(optim_d, loop.steps)
+        disc_key = jax.random.fold_in(key, 0x6A4)  # not a key init_state splits off: the generator's init is unchanged
+
+        def disc_state():
+            return gan_lib.disc_extras(disc, tx_d, disc_key, n_samples)
+
+        inner = gan_lib.make_gan_step(terms_fn, disc, tx, tx_d, gan_cfg)
+        model_config["gan"] = dataclasses.asdict(gan_cfg)
+
+    def extras(p):
+        out = codec_extras(p, rvq_path, levels, codebook_size, ema_decay > 0)
+        if disc_state is not None:
+            out[gan_lib.DISC_KEY] = disc_state()
+        return out
+
+    state, shardings = init_state(init, tx, key, extras=extras)
+    step = with_dead_code_restart(inner, rvq_path, levels, restart_every, ema_decay)
     return fit(
         state,
         step,
@@ -156,7 +183,7 @@ def _fit(
         ckpt_every=loop.ckpt_every,
         progress=progress,
         description=description,
-        model_config={"phase": description},
+        model_config=model_config,
     )
 
 
@@ -228,9 +255,15 @@ def train_recon(
     params_analysis: Any = None,
     workdir: str | None = None,
     progress: bool = False,
+    gan: GanConfig | None = None,
+    optim_d: OptimConfig | None = None,
 ) -> FitResult:
     """Phase 2: the reconstruction branch on ``audio [n, N]`` (cached clips) or a :class:`ClipSource` (files
-    on disk); FiLM reads the frozen ``params_analysis``."""
+    on disk); FiLM reads the frozen ``params_analysis``.
+
+    ``gan``: add the adversarial and feature-matching terms (spec §2 recon step 5) with a discriminator
+    trained by ``optim_d`` (default: ``optim``); None keeps the plain step bit for bit.
+    """
     c = codec.cfg
     n_samples = audio.n if isinstance(audio, ClipSource) else audio.shape[1]
     c.check_length(n_samples, analysis=codec.uses_analysis)
@@ -250,9 +283,12 @@ def train_recon(
     def init(k):
         return codec.recon.init(k, x0, q_a_of(x0), jnp.zeros((1,), bool))["params"]
 
-    def loss_fn(params, batch, key, *, train):
+    def terms_fn(params, batch, key, *, train=True):
         x = batch["audio"]
-        return codec_phase2_loss(codec, params, q_a_of(x), x, key, train=train, weights=loss, usage=True)
+        return codec_phase2_terms(codec, params, q_a_of(x), x, key, train=train, weights=loss, usage=True)
+
+    def loss_fn(params, batch, key, *, train):
+        return terms_fn(params, batch, key, train=train)[:2]
 
     return _fit(
         init,
@@ -269,4 +305,5 @@ def train_recon(
         progress,
         "recon",
         c.r_ema_decay,
+        None if gan is None else (gan, optim_d or optim, terms_fn, n_samples),
     )

@@ -41,6 +41,7 @@ def test_iterator_state_resumes_the_same_batches():
     fresh = iter(pipeline.codec_stream(arrays, 3, seed=0))
     fresh.set_state(state)
     assert _ids([next(fresh) for _ in range(5)]) == rest
+    assert pipeline.READ_OPTIONS is core_pipeline.READ_OPTIONS  # the shared trainer's read-ahead, not a copy
 
 
 @pytest.mark.parametrize("n_proc", [2, 3])

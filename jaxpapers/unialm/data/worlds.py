@@ -17,6 +17,7 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from jaxpapers.core.errors import ConfigError
 from jaxpapers.unialm.audio import fit_length
-from jaxpapers.unialm.config import DigitWorldConfig, MixConfig
+from jaxpapers.unialm.config import AttributeWorldConfig, DigitWorldConfig, MixConfig
 from jaxpapers.unialm.data import espeak, procedural
 
 DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -79,7 +80,7 @@ def config_hash(*parts: Any) -> str:
     return hashlib.sha1(json.dumps(plain, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def voice_split(cfg: DigitWorldConfig) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def voice_split(cfg: DigitWorldConfig | AttributeWorldConfig) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(training voices, held-out voices): sorted variants, permuted with ``cfg.seed``, first n_voices."""
     names = espeak.list_variants()
     if len(names) < cfg.n_voices:
@@ -89,7 +90,8 @@ def voice_split(cfg: DigitWorldConfig) -> tuple[tuple[str, ...], tuple[str, ...]
     return tuple(chosen[: cfg.n_voices - cfg.n_heldout]), tuple(chosen[cfg.n_voices - cfg.n_heldout :])
 
 
-def _tertile(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
+def tertile(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """0/1/2 for the lower/middle/upper third of ``[lo, hi]`` (the pitch/rate attribute words)."""
     return np.clip(((v - lo) / (hi - lo) * 3).astype(int), 0, 2)
 
 
@@ -127,12 +129,24 @@ def digit_world(cfg: DigitWorldConfig, cache_dir: str | os.PathLike | None = Non
     ``heldout``, ``voice_names``), loaded from or saved to ``cache_dir/digits-<hash>.npz``."""
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     key = config_hash("digit_world/v1", cfg, espeak.list_variants())
-    path = cache / f"digits-{key}.npz"
+    return cached_npz(cache / f"digits-{key}.npz", lambda: _build_digit_world(cfg))
+
+
+def _read_npz(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as f:
+        return {k: f[k] for k in f.files}
+
+
+def cached_npz(
+    path: Path,
+    build: Callable[[], dict[str, np.ndarray]],
+    read: Callable[[Path], dict[str, np.ndarray]] = _read_npz,
+) -> dict[str, np.ndarray]:
+    """``read(path)`` when the cache file exists, else ``build()``, saved to ``path`` atomically (tmp + rename)."""
     if path.exists():
-        with np.load(path) as f:
-            return {k: f[k] for k in f.files}
-    world = _build_digit_world(cfg)
-    cache.mkdir(parents=True, exist_ok=True)
+        return read(path)
+    world = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, **world)
     os.replace(tmp, path)
@@ -142,8 +156,8 @@ def digit_world(cfg: DigitWorldConfig, cache_dir: str | os.PathLike | None = Non
 def analysis_texts(world: dict[str, np.ndarray], cfg: DigitWorldConfig) -> list[str]:
     """The analysis text of every clip: the digit word [+ " | pitch:… | rate:…"]."""
     out = []
-    p = _tertile(world["pitch"], *cfg.pitch)
-    r = _tertile(world["rate"], *cfg.rate)
+    p = tertile(world["pitch"], *cfg.pitch)
+    r = tertile(world["rate"], *cfg.rate)
     for i, d in enumerate(world["digit"]):
         text = DIGITS[int(d)]
         if cfg.analysis_text == "digit+attributes":
