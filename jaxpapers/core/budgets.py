@@ -68,7 +68,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "merge_calculus": PaperBudget(notebook_s=30.0, reason="four tiny sweeps and MC7 compile [20-25 CPU-s]"),
     "unialm": PaperBudget(
         verify_s=200.0,  # [113 s wall at load 3-5 with the speech cached; + the espeak-ng build, 10-60 s]
-        tests_s=150.0,  # [225 s before four > 25 s tests were marked slow (about 120 s)]
+        tests_s=180.0,  # [138 s; 190 s in CI with the GAN step, flow decoder and attribute world tests]
         notebook_s=100.0,  # [73 s alone at load 2; 80 s alone unloaded after EMA/grain/discriminators]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),

@@ -61,6 +61,7 @@ def test_losses_match_numpy():
         D.d_loss(real, fake, "wgan")
 
 
+@pytest.mark.slow  # 10 s in CI; test_gan.py's fixed-batch test checks the falling discriminator loss by default
 def test_tiny_gradient_steps():
     """Discriminator steps lower its loss on a fixed pair; generator terms send finite gradient to x̂ only."""
     disc = D.MultiDiscriminator(
