@@ -29,29 +29,36 @@ class PaperBudget:
 
 DEFAULT = PaperBudget()
 
-# Ceilings about 20 % above the slowest clean-clone CI measurement on 2 cores (README, CI section: measured
+# Ceilings about 20 % above the slowest clean-clone CI measurement on 2 cores (notebooks: 1.25x the slower of
+# two clean CI runs, rounded up to 5 s) (README, CI section: measured
 # seconds in brackets); each is a known cost to come down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
         verify_s=380.0,  # [206-221 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
         tests_s=230.0,  # [194 s with the Pallas kernel's interpret-mode tests]
-        notebook_s=40.0,  # [32 s]
+        notebook_s=55.0,  # [33.5 s beside another notebook, 41 s alone: two CI runs]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
     ),
     "comonet": PaperBudget(
         verify_s=120.0,  # [79-95 s]
         tests_s=180.0,  # [116-178 s]
-        notebook_s=40.0,  # [35 s]
+        notebook_s=55.0,  # [35.5 s beside another notebook, 41.7 s alone]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
     "vlm_objectives": PaperBudget(
         verify_s=480.0,  # [260-343 s: V2a 124-128 s, V2b 114-181 s]
         tests_s=190.0,  # [103-160 s; figure tests added]
+        notebook_s=25.0,  # [18-19 s]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
-    "resource_allocation": PaperBudget(tests_s=130.0, reason="float64 sweeps checked against SciPy [81-95 s]"),
-    "llm_economics": PaperBudget(tests_s=55.0, reason="SciPy reference optimisers for every claim [21-43 s]"),
+    "resource_allocation": PaperBudget(
+        tests_s=130.0, notebook_s=30.0, reason="float64 sweeps checked against SciPy [81-108 s; notebook 17-21 s]"
+    ),
+    "llm_economics": PaperBudget(
+        tests_s=55.0, notebook_s=35.0, reason="SciPy reference optimisers for every claim [21-43 s; notebook 20-25 s]"
+    ),
+    "timely_generation": PaperBudget(notebook_s=35.0, reason="the notebook runs six claims' tiny presets [23-28 s]"),
     "example": PaperBudget(tests_s=50.0, notebook_s=25.0, reason="trains TinyLM in tests and the notebook [40, 22 s]"),
     "dp_bounds": PaperBudget(
         verify_s=120.0,  # [111 s wall at load 10; 61 CPU-s]
@@ -65,11 +72,11 @@ EXCEPTIONS: dict[str, PaperBudget] = {
         notebook_s=30.0,  # [30 s]
         reason="H2 compiles three cache sizes and decodes a 2,200-step palindrome (25 s)",
     ),
-    "merge_calculus": PaperBudget(notebook_s=30.0, reason="four tiny sweeps and MC7 compile [20-25 CPU-s]"),
+    "merge_calculus": PaperBudget(notebook_s=25.0, reason="four tiny sweeps and MC7 compile [20-25 CPU-s]"),
     "unialm": PaperBudget(
         verify_s=200.0,  # [113 s wall at load 3-5 with the speech cached; + the espeak-ng build, 10-60 s]
         tests_s=180.0,  # [138 s; 190 s in CI with the GAN step, flow decoder and attribute world tests]
-        notebook_s=100.0,  # [73 s alone at load 2; 80 s alone unloaded after EMA/grain/discriminators]
+        notebook_s=90.0,  # [64.5 s beside another notebook, 71.5 s alone in CI; 79-80 s alone at load 2]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),
 }
