@@ -11,6 +11,8 @@ Schedules (``lr`` is the peak rate, ``steps`` the run's length):
   ``lr / warmup`` so that the first step already moves the parameters, then cosine decay.
 * ``stable_decay``: ``lr`` until the last ``decay_frac * steps`` steps, then cosine decay
   (warmup-stable-decay without the warm-up).
+* ``exponential``: ``lr * decay_rate**step`` (PyTorch's ``ExponentialLR`` stepped every step, as DAC's
+  generator and discriminator use with ``decay_rate=0.999996``); ``steps`` does not change it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import optax
 
 from jaxpapers.core.checks import check_choice, check_range
 
-SCHEDULES = ("constant", "cosine", "warmup_cosine", "stable_decay")
+SCHEDULES = ("constant", "cosine", "warmup_cosine", "stable_decay", "exponential")
 DECAY_MASKS = ("all", "kernels")
 
 
@@ -36,6 +38,7 @@ class OptimConfig:
     warmup_frac: float = 0.0
     decay_frac: float = 0.2
     final_lr_frac: float = 0.0
+    decay_rate: float = 1.0  # ``exponential``: the factor per step
     b1: float = 0.9
     b2: float = 0.999
     eps: float = 1e-8
@@ -49,6 +52,7 @@ class OptimConfig:
         check_range("optim.warmup_frac", self.warmup_frac, 0.0, 1.0, hi_open=True)
         check_range("optim.decay_frac", self.decay_frac, 0.0, 1.0)
         check_range("optim.final_lr_frac", self.final_lr_frac, 0.0, 1.0)
+        check_range("optim.decay_rate", self.decay_rate, 0.0, 1.0, lo_open=True)
         check_range("optim.b1", self.b1, 0.0, 1.0, hi_open=True)
         check_range("optim.b2", self.b2, 0.0, 1.0, hi_open=True)
         check_range("optim.eps", self.eps, 0.0)
@@ -64,6 +68,8 @@ def learning_rate(cfg: OptimConfig, steps: int) -> optax.Schedule | float:
     end = cfg.final_lr_frac
     if cfg.schedule == "constant":
         return cfg.lr
+    if cfg.schedule == "exponential":
+        return optax.exponential_decay(cfg.lr, transition_steps=1, decay_rate=cfg.decay_rate)
     if cfg.schedule == "cosine":
         return optax.cosine_decay_schedule(cfg.lr, steps, alpha=end)
     if cfg.schedule == "warmup_cosine":
