@@ -8,10 +8,11 @@ On a GPU (the F10 setting: N = T·P up to 65,536 tokens, P = 256, k = 8, 16 head
      (``jax.nn.dot_product_attention(is_causal=True, implementation="cudnn")``) and ``dense_pallas``
      (JAX's Pallas ``mha(causal=True)``) at N = 4K … 64K, and prints useful TFLOP/s, the speed-up over
      cuDNN causal (F10: ≥ 5×) and FSA's TFLOP/s over Pallas-dense TFLOP/s (F10: ≥ 0.6).
-  3. the MFU of a FuxViT-B/16 training step (the F8c full preset's model: 32 RGB frames of 224 px, 6,272 tokens
-     a clip, gated FSA with k = 8 through the Pallas kernel, bf16, batch 8): model FLOPs counted analytically
-     (``model_flops``: 6 x matmul params x tokens, plus 3 x the *useful* FSA FLOPs, spec "MFU anchors") over
-     the median step time, against the device's dense bf16 peak (989 TFLOP/s on H100 SXM / H200).
+  3. the MFU of a FuxViT-B/16 training step (the F8c full preset's model on 32 RGB frames of 256 px:
+     8,192 tokens a clip, P = 256 as in F10, gated FSA with k = 8 through the Pallas kernel, bf16, batch 8):
+     model FLOPs counted analytically (``model_flops``: 6 x matmul params x tokens, plus 3 x the *useful*
+     FSA FLOPs, spec "MFU anchors") over the median step time, against the device's dense bf16 peak
+     (989 TFLOP/s on H100 SXM / H200).
 On a CPU (no GPU number is ever printed from a CPU): the pure-JAX reference FSA against XLA's dense causal
 attention at a CPU-sized shape, as a ratio; the training step of the tiny FuxViT (reference FSA) with its
 FLOP count, as a check of the MFU path (no MFU: there is no peak to divide by); the GPU-only rows are
@@ -45,7 +46,14 @@ CHECK_TOL = {"out": 2e-5, "dq": 1e-4, "dk": 1e-4, "dv": 1e-4}  # F5's fp32 pass 
 CPU_SHAPE = speed.SpeedShape(frames=32, tokens_per_frame=64, heads=4, head_dim=32, k=4, dtype="float32")
 # dense bf16 peak, TFLOP/s (NVIDIA datasheets; spec "Dense throughput anchors"), by device_kind substring
 PEAK_BF16_TFLOPS = {"H200": 989.4, "H100": 989.4}
-MFU_GPU = {"preset": "full,variant=rgb", "model.attn_impl": "pallas", "model.dtype": "bfloat16", "train.batch_size": 8}
+# P = 256 tokens a frame (256 px at patch 16, as F10): the kernel needs P divisible by a power of two >= 16
+MFU_GPU = {
+    "preset": "full,variant=rgb",
+    "data.size": 256,
+    "model.attn_impl": "pallas",
+    "model.dtype": "bfloat16",
+    "train.batch_size": 8,
+}
 MFU_CPU = {"preset": "tiny,variant=rgb", "model.attn_impl": "reference", "train.batch_size": 4}
 
 
