@@ -12,11 +12,16 @@ jax.config.update("jax_num_cpu_devices", 8)
 # Unit tests compile far more than they run: this halves compile time (never used for claims/timing).
 jax.config.update("jax_disable_most_optimizations", True)
 # Identical programs compiled again (fresh closures, repeated fits) hit the persistent cache.
-jax.config.update(
-    "jax_compilation_cache_dir",
-    os.environ.get("JAXPAPERS_TEST_CACHE_DIR", os.path.expanduser("~/.cache/jaxpapers/xla-tests")),
-)
+TEST_CACHE_DIR = os.environ.get("JAXPAPERS_TEST_CACHE_DIR", os.path.expanduser("~/.cache/jaxpapers/xla-tests"))
+jax.config.update("jax_compilation_cache_dir", TEST_CACHE_DIR)
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+# Notebook kernels (tests/notebooks) and other child processes inherit the same cache and compile options
+# through the environment (jax reads JAX_<OPTION> at import), as they inherit XLA_FLAGS above: the tiny
+# programs the tests compiled (the notebooks run the claims' tiny presets) are read back, not compiled
+# again; the cache key includes the compile options and XLA_FLAGS, so all three must match.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", TEST_CACHE_DIR)
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.2")
+os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
 
 import pytest  # noqa: E402
 
