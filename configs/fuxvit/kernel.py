@@ -9,9 +9,13 @@
 * F10 ``speed`` (GPU only; skipped on a CPU): fwd+bwd of the kernel against cuDNN causal and the
   Pallas ``mha`` at N = 65,536 (T = 256, P = 256, 16 heads of 64, k = 8, bf16), after a float32
   check against the reference at ``speed_check``.
+* F11b ``memory`` (GPU only; skipped on a CPU): planned peak memory of FuxViT-so400m/14 forward +
+  backward at 65,536 tokens (T = 256 frames of 224 px, P = 256), batch 1, remat, bf16, gated FSA
+  through the kernel; the spec's GPU half of F11 (< 40 GiB).
 
     jaxpapers verify fuxvit/F5                 # quick: ~40 s on 2 CPU cores
     jaxpapers verify fuxvit/F10 --preset full  # H200
+    jaxpapers verify fuxvit/F11b               # H200 (same in every preset: one compile, one step)
 """
 
 import ml_collections
@@ -50,6 +54,10 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.speed_check = ml_collections.ConfigDict(
         dict(batch=1, frames=8, tokens_per_frame=256, heads=2, head_dim=64, k=3, dtype="float32", query_chunk=None)
     )
+    cfg.memory = ml_collections.ConfigDict(
+        dict(model="so400m", depth=0, attn_impl="pallas", remat=True, dtype="bfloat16", batch=1, frames=256, size=224)
+    )
+    cfg.memory.num_classes = 4
     if a.preset == "tiny":
         cfg.parity.cases = QUICK_CASES[:1]
     elif a.preset == "full":

@@ -196,4 +196,16 @@ CLAIMS = [
         budget_s={"quick": 60, "full": 600},
         requires=("gpu",),
     ),
+    Claim(
+        id="fuxvit/F11b-so400m-64k-memory",
+        statement="FuxViT-so400m/14 forward + backward at 65,536 tokens (T = 256 frames of 224 px, batch 1, remat, "
+        "bf16, gated FSA through the Pallas kernel) fits one accelerator: XLA's planned peak under 40 GiB",
+        source="spec claim F11, full column (the GPU half, kernel issue)",
+        kind="scaling",
+        experiment=".experiments.memory:measure_so400m_64k",
+        config="fuxvit/kernel",
+        predicate=Below(40.0, on="peak_gib"),
+        budget_s={"quick": 60, "full": 300},
+        requires=("gpu",),
+    ),
 ]

@@ -20,7 +20,8 @@ SPEC_IDS = [
     "F11-linear-memory",
     "F5-kernel-matches-reference",
     "F10-gpu-speedup-64k",
-]  # F5 (kernel parity) and F10 (GPU speed) came with the kernel; F7 and F8 are split in three
+    "F11b-so400m-64k-memory",
+]  # F5 (kernel parity), F10 (GPU speed) and F11b (F11's GPU half) came with the kernel; F7 and F8 are split in three
 
 
 def test_claim_ids_follow_the_spec():
