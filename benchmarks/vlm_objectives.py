@@ -13,7 +13,7 @@ NumPy's C loops) are taken in alternation; the floor bounds what any per-matrix-
 
 A third pair times V2's training arithmetic: the value and gradient of InfoNCE and SigLIP for 5 seeds
 of 512 x 512 pairwise logits at k = 3 (float32), ``losses.infonce`` / ``losses.sigmoid_pairwise``
-(hand-written VJPs: ``pairwise_dots``, ``softplus_sum``) against the same losses written plainly and
+(hand-written VJPs: ``pairwise_dots``, ``pairwise_softplus_sum``) against the same losses written plainly and
 differentiated by JAX (the implementation before; values and gradients agree to float32 rounding).
 
     .venv/bin/python benchmarks/vlm_objectives.py          # per sweep: ratio (goal: >= 20x) and the floor

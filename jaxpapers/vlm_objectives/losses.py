@@ -11,8 +11,9 @@ Exact losses (pure functions of a batch of embeddings; spec "The four objectives
 
 The pairwise losses are what V2's training time goes to (B x B logits per step at k = 3), so their
 gradients are written by hand where JAX's are slow on the CPU: :func:`pairwise_dots` (both backward
-contractions over the cotangent's minor axis) and :func:`softplus_sum` (one exponential per logit).
-The values are the same functions; only float32 rounding differs.
+contractions over the cotangent's minor axis), :func:`softplus_sum` (one exponential per logit) and,
+for SigLIP, :func:`pairwise_softplus_sum` (both fused, with fewer passes over the B x B logits). The
+values are the same functions; only float32 rounding differs.
 
 Linearised population losses (``*_linearized(params, cov, ...)``): the second-order expansions whose
 minimisers :mod:`closed_form` returns, written as functions of the encoder matrices and a
@@ -94,6 +95,46 @@ def _pairwise_dots_bwd(res, g):
 pairwise_dots.defvjp(_pairwise_dots_fwd, _pairwise_dots_bwd)
 
 
+@jax.custom_vjp
+def pairwise_softplus_sum(a: Float[Array, "B K"], c: Float[Array, "C K"], bias: Float[Array, ""]) -> Float[Array, ""]:
+    """``Σ_ij softplus(a_i·c_j + bias)`` (SigLIP's pairwise term), forward and gradient fused by hand.
+
+    Written so that XLA:CPU makes fewer passes over the (B, C) logits (0.81x the CPU-seconds of the
+    unfused form per SigLIP training step at B = 512, k = 3, 5 seeds; README): the bias enters the dot as a
+    (K+1)-th coordinate (one array of logits, not a second one with the bias added); ``exp(-|l|)`` is
+    computed once, as ``exp(min(l, -l))``, for both the softplus sum and the sigmoid ``S`` the gradient
+    needs; ``max(l, 0)`` is written ``(l + |l|) / 2`` (exact; a ``maximum`` against 0 and a shared
+    ``abs`` each made XLA materialise another (B, C) array for the reduction). The gradient is
+    ``dA = S c``, ``dC = (a^T S)^T`` (a (K, C) product transposed after, the fast layout of
+    :func:`pairwise_dots`) and
+    ``dbias = Σ S``, read from the same dot ``S [c | 1]`` instead of another pass over ``S``.
+    Same function as ``softplus_sum(pairwise_dots(a, c) + bias)`` (tested); only float32 rounding differs.
+    """
+    return _pairwise_softplus_sum_fwd(a, c, bias)[0]
+
+
+def _pairwise_softplus_sum_fwd(a, c, bias):
+    # the bias inside the dot, as a K+1-th coordinate: one (B, C) array of logits for the fusions below
+    ones = jnp.ones_like(c[:, :1])
+    logits = jnp.einsum(
+        "bk,ck->bc", jnp.concatenate([a, jnp.broadcast_to(bias, a[:, :1].shape)], -1), jnp.concatenate([c, ones], -1)
+    )
+    e = jnp.exp(jnp.minimum(logits, -logits))  # exp(-|l|); not through abs, which XLA would materialise
+    r = 1.0 / (1.0 + e)
+    value = jnp.sum(0.5 * (logits + jnp.abs(logits)) + jnp.log1p(e))
+    return value, (jnp.where(logits >= 0, r, e * r), a, c)  # sigmoid(l), stable
+
+
+def _pairwise_softplus_sum_bwd(res, g):
+    s, a, c = res
+    sc = jnp.einsum("bc,ck->bk", s, jnp.concatenate([c, jnp.ones_like(c[:, :1])], axis=-1))
+    ct_s = jax.lax.optimization_barrier(jnp.einsum("bk,bc->kc", a, s))  # (a^T S): dC transposed
+    return g * sc[:, :-1], g * jnp.swapaxes(ct_s, -1, -2), g * jnp.sum(sc[:, -1])
+
+
+pairwise_softplus_sum.defvjp(_pairwise_softplus_sum_fwd, _pairwise_softplus_sum_bwd)
+
+
 def infonce(
     zx: Float[Array, "B K"], zy: Float[Array, "B K"], logit_scale: float | Float[Array, ""], normalize: bool = False
 ) -> Float[Array, ""]:
@@ -120,11 +161,11 @@ def sigmoid_pairwise(
     Sum, not mean, over the negatives (big_vision #115).
     """
     zx = t * zx
-    logits = pairwise_dots(zx, zy) + b
+    b = jnp.asarray(b, zx.dtype)
     # -log σ(-l) = softplus(l) on negatives and -log σ(l) = softplus(l) - l on the diagonal; the trace
     # of the logits from the embeddings (see infonce)
     trace = jnp.sum(zx * zy) + zx.shape[0] * b
-    return (softplus_sum(logits) - trace) / zx.shape[0]
+    return (pairwise_softplus_sum(zx, zy, b) - trace) / zx.shape[0]
 
 
 def batch_cov(z: Float[Array, "B K"]) -> Float[Array, "K K"]:

@@ -46,7 +46,7 @@ def np_softmax(a, axis):
 
 
 def test_infonce_and_siglip_gradients_match_numpy():
-    """The hand-written gradients (pairwise_dots, softplus_sum) against the closed-form float64 gradients:
+    """The hand-written gradients (pairwise_dots, pairwise_softplus_sum) against the closed-form float64 gradients:
     InfoNCE dL/dl = (softmax_rows + softmax_cols) / 2B - I/B; SigLIP dL/dl = (sigmoid(l) - I) / B."""
     s, t, b = 2.5, 3.0, -2.0
     n = ZX.shape[0]
@@ -81,6 +81,34 @@ def test_pairwise_dots_and_softplus_sum_vjps_vmapped_equal_plain_autodiff():
             np.testing.assert_allclose(g[i], v, rtol=1e-5, atol=1e-6)
     big = jnp.array([-1e4, -30.0, 0.0, 30.0, 1e4])
     np.testing.assert_allclose(jax.grad(losses.softplus_sum)(big), jax.nn.sigmoid(big), rtol=1e-6)
+
+
+def test_pairwise_softplus_sum_matches_float64_and_the_unfused_form():
+    """The fused SigLIP term (value and gradients in a, c, bias), jitted and vmapped over a seed axis,
+    against the float64 closed form ``Σ softplus(l)``, ``dl = sigmoid(l)`` seed by seed, and against the
+    unfused ``softplus_sum(pairwise_dots(a, c) + bias)``; on random and on extreme (±1e4) logits."""
+    r = np.random.default_rng(2)
+    a = r.normal(size=(3, 7, 3))
+    c = r.normal(size=(3, 5, 3))
+    bias = np.array([-2.0, 0.0, 1.5])
+    a[2, 0] = [1e4, 0.0, 0.0]  # logits of ±1e4 in the last seed
+    c[2, :2] = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]
+    got = jax.jit(jax.vmap(jax.value_and_grad(losses.pairwise_softplus_sum, argnums=(0, 1, 2))))(
+        *(jnp.asarray(v, jnp.float32) for v in (a, c, bias))
+    )
+
+    def unfused(a, c, bias):
+        return losses.softplus_sum(losses.pairwise_dots(a, c) + bias)
+
+    for i in range(3):
+        logits = a[i] @ c[i].T + bias[i]
+        sig = 0.5 * (1 + np.tanh(0.5 * logits))  # float64 sigmoid
+        want = (np.sum(np.logaddexp(0.0, logits)), (sig @ c[i], sig.T @ a[i], np.sum(sig)))
+        old = jax.value_and_grad(unfused, argnums=(0, 1, 2))(*(jnp.asarray(v[i], jnp.float32) for v in (a, c, bias)))
+        for g, w, o in zip(jax.tree.leaves(got), jax.tree.leaves(want), jax.tree.leaves(old), strict=True):
+            np.testing.assert_allclose(g[i], w, rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(g[i], o, rtol=1e-6, atol=1e-6)
+    assert np.all(np.isfinite(np.concatenate([np.ravel(g) for g in jax.tree.leaves(got)])))
 
 
 def test_softplus_value_and_derivative():
