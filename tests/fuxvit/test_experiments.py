@@ -164,6 +164,16 @@ def test_recall_counts_the_needle_in_the_last_frames_selection_by_brute_force():
     assert rec["chance_recall"] == pytest.approx(1 - (1 - 2 / 5) ** 3)
 
 
+def test_recall_metrics_in_one_program_equal_the_per_layer_loop():
+    rng = np.random.default_rng(1)
+    sel = np.sort(rng.integers(-1, 6, (3, 5, 2, 6, 2)), axis=-1).astype(np.int32)  # [L, B, N, T, K], −1 padded
+    needle_frame = rng.integers(0, 5, 5)
+    rec = needle.recall(sel, needle_frame, k_frames=2, heads=2)
+    for layer in range(3):
+        assert rec["recall_per_layer"][layer] == float(routing.routing_recall(sel[layer], jnp.asarray(needle_frame)))
+        assert rec["entropy_per_layer"][layer] == pytest.approx(float(routing.routing_entropy(sel[layer], 6)), rel=1e-6)
+
+
 @pytest.mark.slow
 def test_f7a_accuracies_equal_a_separate_evaluation(monkeypatch):
     cfg = config_lib.load("fuxvit/needle", "preset=tiny")
