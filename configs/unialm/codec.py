@@ -98,7 +98,9 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.analysis.train = ml_collections.ConfigDict(dict(steps=150, batch_size=32, log_every=25))
 
     if a.preset == "tiny":
+        # a smoke run is mostly compilation: 2 RVQ levels per stream (fewer unrolled levels and initializers)
         cfg.codec.update(a_dim=32, a_blocks=1, a_heads=2, r_width=16, r_blocks=1, a_codes=16, r_codes=16)
+        cfg.codec.update(a_levels=2, r_levels=2)
         cfg.data.update(n_voices=8, n_heldout=2, draws=1)  # 80 clips: seconds of espeak-ng
         cfg.mix.update(n_train_per_domain=8, n_eval_per_domain=4)
         cfg.probe.update(steps=20)

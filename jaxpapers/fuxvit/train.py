@@ -351,7 +351,7 @@ def fit_model(
         raise ValueError("fit_model on a grain dataset of batches needs an example row")
     else:
         batches = arrays
-    init = init_fn(cfg, example) if params is None else (lambda key: params)
+    init = init_fn(cfg, example) if params is None else params
     return train_model(
         init,
         loss_fn,

@@ -25,6 +25,7 @@ the same batch sequence.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -131,7 +132,7 @@ def _set_path(tree: Mapping[str, Any], path: tuple[str, ...], value: Any) -> dic
 
 
 def _fit(
-    init,
+    init,  # init(key) -> params, or the params themselves (core.train.init_state)
     loss_fn,
     optim,
     loop,
@@ -229,9 +230,10 @@ def train_analysis(
     )
 
 
-def recon_init(codec: FactorCodec, n_samples: int, key: jax.Array, params_analysis: Any = None) -> Any:
-    """The reconstruction branch's initial params exactly as :func:`train_recon` draws them from ``key``."""
-    param_key = jax.random.split(key)[0]  # init_state's split
+@functools.cache
+def _recon_init_fn(codec: FactorCodec, n_samples: int) -> Callable[[jax.Array, Any], Any]:
+    """One jitted init program per (codec, clip length): :func:`recon_init` and :func:`train_recon` share it, so a
+    study that needs the params at init (U1's MSMD_0) compiles the init once (it is mostly RNG code: seconds)."""
 
     @jax.jit
     def init(k, pa):
@@ -241,7 +243,13 @@ def recon_init(codec: FactorCodec, n_samples: int, key: jax.Array, params_analys
             q_a = codec.analysis.apply({"params": pa}, x0, method=AnalysisBranch.encode)["q"]
         return codec.recon.init(k, x0, q_a, jnp.zeros((1,), bool))["params"]
 
-    return init(param_key, params_analysis)
+    return init
+
+
+def recon_init(codec: FactorCodec, n_samples: int, key: jax.Array, params_analysis: Any = None) -> Any:
+    """The reconstruction branch's initial params exactly as :func:`train_recon` draws them from ``key``."""
+    param_key = jax.random.split(key)[0]  # init_state's split
+    return _recon_init_fn(codec, n_samples)(param_key, params_analysis)
 
 
 def train_recon(
@@ -271,7 +279,6 @@ def train_recon(
         raise ValueError("a FiLM-conditioned FactorCodec needs params_analysis (train phase 1 first)")
     src = audio if isinstance(audio, ClipSource) else {"audio": audio}
     data = codec_stream(src, loop.batch_size, seed=int(loop.steps) + 1)
-    x0 = jnp.zeros((1, n_samples), jnp.float32)
     frozen = None if not codec.uses_analysis else jax.tree.map(jnp.asarray, params_analysis)
 
     def q_a_of(x):
@@ -280,8 +287,9 @@ def train_recon(
         enc = codec.analysis.apply({"params": frozen}, x, method=AnalysisBranch.encode)
         return jax.lax.stop_gradient(enc["q"])
 
-    def init(k):
-        return codec.recon.init(k, x0, q_a_of(x0), jnp.zeros((1,), bool))["params"]
+    # init_state would draw the params from split(key)[0]; recon_init draws the same ones with the program
+    # it shares with U1's untrained codec, and init_state takes them as its argument
+    params0 = recon_init(codec, n_samples, key, frozen)
 
     def terms_fn(params, batch, key, *, train=True):
         x = batch["audio"]
@@ -291,7 +299,7 @@ def train_recon(
         return terms_fn(params, batch, key, train=train)[:2]
 
     return _fit(
-        init,
+        params0,
         loss_fn,
         optim,
         loop,

@@ -73,3 +73,24 @@ def test_rules_shard_what_they_say():
     assert q.addressable_shards[0].data.shape == (16, 2, 8)
     wi = state.params["decoder"]["layers_0"]["mlp"]["wi"]["kernel"]  # (EMBED, MLP) -> (fsdp, tensor)
     assert wi.sharding.spec == jax.sharding.PartitionSpec("fsdp", "tensor")
+
+
+def test_given_initial_params_are_sharded_as_the_init_function_would_shard_them():
+    """init_state with the params themselves (several runs from one initialisation) instead of init(key):
+    the same values, optimizer state and shardings as the init function on a mesh, and the params reach
+    the jitted init as its argument (a second, different set of the same shapes gives its own values)."""
+    cfg = config.load("example/copy:tiny", overrides={"model.dim": 32, "model.num_heads": 4})
+    model = TinyLM(config.to_dataclass(TinyLMConfig, cfg.model))
+    init = lambda k: model.init(k, jnp.zeros((1, 7), jnp.int32))["params"]  # noqa: E731
+    rules = rules_lib.get("transformer", "fsdp_tp")
+    mesh = mesh_lib.make_mesh({"data": 2, "fsdp": 2, "tensor": 2})
+    tx = optax.adamw(1e-2)
+    key = jax.random.key(0)
+    want, want_shardings = init_state(init, tx, key, mesh=mesh, rules=rules)
+    given = jax.jit(init)(jax.random.split(key)[0])  # the key init_state gives init()
+    got, got_shardings = init_state(given, tx, key, mesh=mesh, rules=rules)
+    jax.tree.map(np.testing.assert_array_equal, got, want)
+    assert jax.tree.map(lambda s: s.spec, got_shardings) == jax.tree.map(lambda s: s.spec, want_shardings)
+    assert jax.tree.leaves(got.params)[0].sharding == jax.tree.leaves(want.params)[0].sharding
+    other, _ = init_state(jax.tree.map(lambda a: a + 1.0, given), tx, key)
+    jax.tree.map(lambda a, b: np.testing.assert_array_equal(a, b + 1.0), other.params, nn.unbox(want.params))

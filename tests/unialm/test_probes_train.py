@@ -150,3 +150,17 @@ def test_ema_recon_training_resumes_with_ema_statistics(tmp_path):
     leaves = zip(jax.tree.leaves(r3.state), jax.tree.leaves(r4.state), strict=True)
     for a, b in leaves:
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)
+
+
+def test_recon_init_is_one_program_and_matches_the_plain_init():
+    """``recon_init`` and ``train_recon`` share one jitted init per (codec, clip length); its params are the
+    flax init at ``split(key)[0]`` (init_state's split), compiled on its own here."""
+    codec = PlainCodec(CodecConfig(r_width=8, r_blocks=1, r_codes=8, r_levels=2), 4)
+    key = jax.random.key(3)
+    got = train.recon_init(codec, 1280, key)
+    assert train._recon_init_fn(codec, 1280) is train._recon_init_fn(PlainCodec(codec.cfg, 4), 1280)
+    x0 = jnp.zeros((1, 1280), jnp.float32)
+    ref = jax.jit(lambda k: codec.recon.init(k, x0, None, jnp.zeros((1,), bool))["params"])(jax.random.split(key)[0])
+    assert jax.tree.structure(got) == jax.tree.structure(ref)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(ref), strict=True):
+        np.testing.assert_array_equal(a, b)

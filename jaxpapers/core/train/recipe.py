@@ -54,7 +54,7 @@ class LoopConfig:
 
 
 def train_model(
-    init_params: Callable[[jax.Array], Any],
+    init_params: Callable[[jax.Array], Any] | Any,
     loss_fn: LossFn,
     tx: optax.GradientTransformation,
     data: Any,
@@ -79,7 +79,8 @@ def train_model(
     ``eval_batch`` (a pytree of arrays) is evaluated with ``loss_fn(..., train=False)`` every
     ``loop.eval_every`` steps and at the end, logged as ``eval/loss`` and ``eval/<aux>``; pass
     ``eval_fn(state) -> dict`` instead for anything else. ``key`` seeds initialisation and the step
-    keys; resuming from ``workdir`` is automatic (see :func:`fit`).
+    keys; resuming from ``workdir`` is automatic (see :func:`fit`). ``init_params`` is ``init(key) ->
+    params`` or the initial params themselves (:func:`init_state`).
 
     ``loop.grad_accum = k > 1`` accumulates gradients over ``k`` consecutive batches of ``data`` before
     each update (``optax.MultiSteps``: the mean of the ``k`` gradients, so an update sees ``k`` times the

@@ -49,7 +49,7 @@ class TrainState:
 
 
 def init_state(
-    init_params: Callable[[jax.Array], Any],
+    init_params: Callable[[jax.Array], Any] | Any,
     tx: optax.GradientTransformation,
     key: jax.Array,
     *,
@@ -62,19 +62,22 @@ def init_state(
     ``init_params(key)`` returns the params pytree, annotated with ``nn.with_logical_partitioning``
     where the model names axes. Shapes come from ``jax.eval_shape`` (nothing is allocated), logical
     specs from the annotations, physical shardings from ``rules`` on ``mesh``; the jitted init then
-    writes each array directly with its sharding. Returns ``(state, shardings)``; ``shardings`` is
-    None without a mesh (everything lives on the default device).
+    writes each array directly with its sharding. ``init_params`` may instead be the params themselves
+    (several runs from one initialisation): they enter the jitted init as its argument, never as
+    constants baked into the program. Returns ``(state, shardings)``; ``shardings`` is None without a
+    mesh (everything lives on the default device).
     """
     param_key, state_key = jax.random.split(key)
+    given = None if callable(init_params) else init_params
 
-    def make(pkey: jax.Array) -> TrainState:
-        params = init_params(pkey)
+    def make(pkey: jax.Array, given: Any) -> TrainState:
+        params = init_params(pkey) if given is None else given
         return TrainState.create(params, tx, state_key, extras(params) if extras is not None else None)
 
-    abstract = jax.eval_shape(make, param_key)
+    abstract = jax.eval_shape(make, param_key, given)
     shardings = sharding_lib.tree_shardings(abstract, mesh, rules)
     with sharding_lib.mesh_context(mesh, rules):
-        state = jax.jit(lambda k: nn.unbox(make(k)), out_shardings=shardings)(param_key)
+        state = jax.jit(lambda k, g: nn.unbox(make(k, g)), out_shardings=shardings)(param_key, given)
     return state, shardings
 
 
