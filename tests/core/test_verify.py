@@ -310,7 +310,7 @@ def test_budget_bookkeeping():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known: with the measured ceilings the 19-paper plan is 61 min (notebooks counted in full); fuxvit, "
+    reason="known: with the measured ceilings the 19-paper plan is 58 min (notebooks counted in full); fuxvit, "
     "vlm_objectives, unialm and comonet are the costs that do not fit (README, CI section)",
 )
 def test_the_ci_plan_fits_45_minutes_with_all_papers():
