@@ -29,6 +29,7 @@ import datetime
 import json
 import sys
 import time
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -80,17 +81,25 @@ def model_flops(params, cfg, batch: int) -> float:
     return 3.0 * forward * batch
 
 
+def training_step(overrides: dict) -> tuple[Any, dict, Any, Any]:
+    """``(cfg, one batch, optimizer, step(state, batch))`` of ``configs/fuxvit/motion.py`` with ``overrides``
+    (``preset`` may name the variant: ``"full,variant=rgb"``); the step is ``core.train.make_train_step``'s."""
+    preset, rest = overrides["preset"], {k: v for k, v in overrides.items() if k != "preset"}
+    cfg = config.apply_overrides(config.load("fuxvit/motion", f"preset={preset}"), rest)
+    arrays = train.task_data(cfg, cfg.train.batch_size, seed=0)
+    tx = train.optimizer(cfg)
+    return cfg, arrays, tx, make_train_step(train.make_classify_loss_fn(train.classifier(cfg)), tx)
+
+
 def train_step_mfu(overrides: dict, key: jax.Array, *, steps: int = 10) -> dict:
     """Median seconds of a jitted FuxViT training step (``configs/fuxvit/motion.py`` with ``overrides``),
     its model FLOPs, achieved TFLOP/s, and the MFU where the device's peak is known."""
-    preset, rest = overrides["preset"], {k: v for k, v in overrides.items() if k != "preset"}
-    cfg = config.apply_overrides(config.load("fuxvit/motion", f"preset={preset}"), rest)  # preset: "full,variant=rgb"
+    cfg, arrays, tx, step_fn = training_step(overrides)
     batch = cfg.train.batch_size
-    arrays = train.task_data(cfg, batch, seed=0)
-    tx = train.optimizer(cfg)
     params = nn.unbox(jax.jit(train.init_fn(cfg, arrays))(key))
+    flops = model_flops(params, cfg, batch)
     state = TrainState.create(params, tx, key)
-    step = jax.jit(make_train_step(train.make_classify_loss_fn(train.classifier(cfg)), tx), donate_argnums=0)
+    step = jax.jit(step_fn, donate_argnums=0)
     state, _ = step(state, arrays)  # compile
     jax.block_until_ready(state)
     seconds = []
@@ -100,7 +109,6 @@ def train_step_mfu(overrides: dict, key: jax.Array, *, steps: int = 10) -> dict:
         jax.block_until_ready(metrics)
         seconds.append(time.perf_counter() - t0)
     sec = float(np.median(seconds))
-    flops = model_flops(params, cfg, batch)
     kind = str(jax.devices()[0].device_kind)
     peak = next((v for name, v in PEAK_BF16_TFLOPS.items() if name in kind), None)
     out = {"config": overrides, "seconds": sec, "model_tflop": flops / 1e12, "tflops": flops / sec / 1e12}

@@ -11,9 +11,9 @@ Exact losses (pure functions of a batch of embeddings; spec "The four objectives
 
 The pairwise losses are what V2's training time goes to (B x B logits per step at k = 3), so their
 gradients are written by hand where JAX's are slow on the CPU: :func:`pairwise_dots` (both backward
-contractions over the cotangent's minor axis), :func:`softplus_sum` (one exponential per logit) and,
-for SigLIP, :func:`pairwise_softplus_sum` (both fused, with fewer passes over the B x B logits). The
-values are the same functions; only float32 rounding differs.
+contractions over the cotangent's minor axis) and, for SigLIP, :func:`pairwise_softplus_sum` (the dot
+and the softplus sum fused, one exponential per logit, fewer passes over the B x B logits). The values
+are the same functions; only float32 rounding differs.
 
 Linearised population losses (``*_linearized(params, cov, ...)``): the second-order expansions whose
 minimisers :mod:`closed_form` returns, written as functions of the encoder matrices and a
@@ -54,26 +54,6 @@ def _softplus_jvp(primals, tangents):
 
 
 @jax.custom_vjp
-def softplus_sum(x: Float[Array, "..."]) -> Float[Array, ""]:
-    """``Σ softplus(x)``, whose gradient ``sigmoid(x)`` reuses the forward pass's ``exp(-|x|)`` (one
-    exponential per element in all, instead of two: SigLIP's 512 x 512 logits are exp-bound on the CPU)."""
-    return jnp.sum(softplus(x))
-
-
-def _softplus_sum_fwd(x):
-    e = jnp.exp(-jnp.abs(x))
-    r = 1.0 / (1.0 + e)
-    return jnp.sum(jnp.maximum(x, 0) + jnp.log1p(e)), jnp.where(x >= 0, r, e * r)  # sigmoid(x), stable
-
-
-def _softplus_sum_bwd(sigmoid_x, g):
-    return (g * sigmoid_x,)
-
-
-softplus_sum.defvjp(_softplus_sum_fwd, _softplus_sum_bwd)
-
-
-@jax.custom_vjp
 def pairwise_dots(a: Float[Array, "B K"], b: Float[Array, "C K"]) -> Float[Array, "B C"]:
     """``a @ b.T`` (all pairwise dot products), with a gradient whose two contractions both run over the
     minor axis of the cotangent ``G``: ``dA = G b`` and ``dB = (a^T G)^T``. Differentiated by JAX, ``dB``
@@ -108,7 +88,7 @@ def pairwise_softplus_sum(a: Float[Array, "B K"], c: Float[Array, "C K"], bias: 
     ``dA = S c``, ``dC = (a^T S)^T`` (a (K, C) product transposed after, the fast layout of
     :func:`pairwise_dots`) and
     ``dbias = Σ S``, read from the same dot ``S [c | 1]`` instead of another pass over ``S``.
-    Same function as ``softplus_sum(pairwise_dots(a, c) + bias)`` (tested); only float32 rounding differs.
+    Same function as ``Σ softplus(pairwise_dots(a, c) + bias)`` (tested); only float32 rounding differs.
     """
     return _pairwise_softplus_sum_fwd(a, c, bias)[0]
 

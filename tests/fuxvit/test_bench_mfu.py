@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxpapers.core import config
-from jaxpapers.core.train import TrainState, make_train_step
+from jaxpapers.core.train import TrainState
 from jaxpapers.fuxvit import train
 from jaxpapers.fuxvit.kernels.fsa import dispatch
 
@@ -51,13 +51,9 @@ def test_cpu_training_step_row_runs_and_reports_no_mfu(bench_module):
 def test_the_gpu_mfu_step_lowers_for_cuda_with_the_kernel_in_every_layer(bench_module):
     """The benchmark's GPU row cannot be run here; its train step at the GPU configuration lowers from this
     CPU with the Triton kernel (forward, dQ, dK/dV) in each of the 12 layers."""
-    overrides = {k: v for k, v in bench_module.MFU_GPU.items() if k != "preset"}
-    cfg = config.apply_overrides(config.load("fuxvit/motion", bench_module.MFU_GPU["preset"]), overrides)
-    arrays = train.task_data(cfg, cfg.train.batch_size, seed=0)
-    tx = train.optimizer(cfg)
+    cfg, arrays, tx, step = bench_module.training_step(bench_module.MFU_GPU)
     with dispatch.lowering_platform("cuda"):
         params = nn.unbox(jax.eval_shape(train.init_fn(cfg, arrays), jax.random.key(0)))
         state = jax.eval_shape(lambda p: TrainState.create(p, tx, jax.random.key(0)), params)
-        step = make_train_step(train.make_classify_loss_fn(train.classifier(cfg)), tx)
         traced = jax.jit(step).trace(state, jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), arrays))
     assert traced.lower(lowering_platforms=("cuda",)).as_text().count("__gpu$xla.gpu.triton") == 3 * 12

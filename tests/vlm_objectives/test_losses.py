@@ -62,14 +62,14 @@ def test_infonce_and_siglip_gradients_match_numpy():
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
 
 
-def test_pairwise_dots_and_softplus_sum_vjps_vmapped_equal_plain_autodiff():
-    """The custom VJPs, jitted and vmapped over a seed axis, against JAX's autodiff of the plain
-    expressions seed by seed (values and gradients)."""
+def test_pairwise_dots_vjp_vmapped_equals_plain_autodiff():
+    """The custom VJP, jitted and vmapped over a seed axis, against JAX's autodiff of the plain
+    expression seed by seed (values and gradients)."""
     r = np.random.default_rng(1)
     a, b, w = (jnp.asarray(r.normal(size=shape), jnp.float32) for shape in ((3, 7, 2), (3, 5, 2), (3, 7, 5)))
 
     def fast(a, b, w):
-        return losses.softplus_sum(w * losses.pairwise_dots(a, b))
+        return jnp.sum(jax.nn.softplus(w * losses.pairwise_dots(a, b)))
 
     def plain(a, b, w):
         return jnp.sum(jax.nn.softplus(w * (a @ b.T)))
@@ -79,14 +79,12 @@ def test_pairwise_dots_and_softplus_sum_vjps_vmapped_equal_plain_autodiff():
         want = jax.value_and_grad(plain, argnums=(0, 1))(a[i], b[i], w[i])
         for g, v in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
             np.testing.assert_allclose(g[i], v, rtol=1e-5, atol=1e-6)
-    big = jnp.array([-1e4, -30.0, 0.0, 30.0, 1e4])
-    np.testing.assert_allclose(jax.grad(losses.softplus_sum)(big), jax.nn.sigmoid(big), rtol=1e-6)
 
 
 def test_pairwise_softplus_sum_matches_float64_and_the_unfused_form():
     """The fused SigLIP term (value and gradients in a, c, bias), jitted and vmapped over a seed axis,
     against the float64 closed form ``Σ softplus(l)``, ``dl = sigmoid(l)`` seed by seed, and against the
-    unfused ``softplus_sum(pairwise_dots(a, c) + bias)``; on random and on extreme (±1e4) logits."""
+    unfused ``Σ jax.nn.softplus(a c^T + bias)`` differentiated by JAX; on random and extreme (±1e4) logits."""
     r = np.random.default_rng(2)
     a = r.normal(size=(3, 7, 3))
     c = r.normal(size=(3, 5, 3))
@@ -98,7 +96,7 @@ def test_pairwise_softplus_sum_matches_float64_and_the_unfused_form():
     )
 
     def unfused(a, c, bias):
-        return losses.softplus_sum(losses.pairwise_dots(a, c) + bias)
+        return jnp.sum(jax.nn.softplus(a @ c.T + bias))
 
     for i in range(3):
         logits = a[i] @ c[i].T + bias[i]
