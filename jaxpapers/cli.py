@@ -111,13 +111,19 @@ def _console():
     return Console(width=None if sys.stdout.isatty() else 160)
 
 
-def _setup_jax() -> None:
-    """A persistent compilation cache: repeated runs skip recompiling unchanged functions."""
+def _setup_jax() -> Path:
+    """A persistent compilation cache: repeated runs skip recompiling unchanged functions. Returns its folder."""
     import jax
 
     cache = os.environ.get("JAXPAPERS_CACHE_DIR", str(Path.home() / ".cache" / "jaxpapers" / "xla"))
     jax.config.update("jax_compilation_cache_dir", cache)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    return Path(cache)
+
+
+def _cached_programs(cache: Path) -> int:
+    """How many compiled programs the persistent cache folder holds (0 when it does not exist yet)."""
+    return sum(1 for p in cache.glob("*") if p.is_file()) if cache.is_dir() else 0
 
 
 def _list(args, _rest) -> None:
@@ -182,7 +188,8 @@ def _verify(args, rest) -> int:
                     f"{c.id}: {e} (select only claims whose config has the overridden fields)"
                 ) from None
     out = _writable_dir(Path(args.out or Path("results") / args.preset), "--out")
-    _setup_jax()
+    cache = _setup_jax()
+    cached_before = _cached_programs(cache)
     con = _console()
     colors = {
         "pass": "green",
@@ -199,7 +206,7 @@ def _verify(args, rest) -> int:
         what criterion; for anything but a pass, one line of why and where the paper README explains it.
         soft_wrap: rich never breaks a number inside a token (the terminal wraps long lines whole)."""
         slow = f" [bold red]over budget ({r.budget_s:g} s)[/]" if r.over_budget else ""
-        seconds = f"{r.seconds:.1f} s ({r.cpu_s:.1f} CPU-s)"
+        seconds = f"{r.seconds:.1f} s ({r.cpu_s:.1f} CPU-s, {r.compile_s:.1f} s compiling, {r.cache_hits} cached)"
         con.print(f"[{colors[r.verdict]}]{r.verdict:>12}[/] {r.id}  {seconds}{slow}", soft_wrap=True)
         predicted = f"  predicted {r.predicted}" if r.predicted and r.predicted != "-" else ""
         con.print(f"{'':>13}measured {r.measured or '-'}{predicted}  [dim]criterion: {r.criterion}[/]", soft_wrap=True)
@@ -224,6 +231,12 @@ def _verify(args, rest) -> int:
     counts = {v: sum(r.verdict == v for r in results) for v in verify.VERDICT_ORDER}
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     con.print(f"{summary}; wrote {paths['json']} and {paths['markdown']}")
+    con.print(_seconds_per_paper(results), soft_wrap=True)
+    con.print(
+        f"compilation cache {cache}: {cached_before} programs before this run, {_cached_programs(cache)} after "
+        "(timings with programs already cached skip their compilation)",
+        soft_wrap=True,
+    )
     consequence = " (an error under --strict-budgets)" if args.strict_budgets else " (reported only)"
     slow = verify.over_budget(results)
     if slow:
@@ -240,6 +253,24 @@ def _verify(args, rest) -> int:
         )
     con.print(_exit_reason(results, code, strict_budgets=args.strict_budgets), soft_wrap=True)
     return code
+
+
+def _seconds_per_paper(results) -> str:
+    """One line: each paper's claim seconds against its quick budget (``core.budgets``), slowest claim named."""
+    from jaxpapers.core import budgets
+
+    quick = [r for r in results if r.preset == "quick"]
+    if not quick:
+        return f"{sum(r.seconds for r in results):.0f} s of claims"
+    parts = []
+    for slug, seconds in budgets.paper_seconds([(r.id, r.seconds) for r in quick]).items():
+        slowest = max((r for r in quick if r.id.startswith(slug + "/")), key=lambda r: r.seconds)
+        parts.append(
+            f"{slug} {seconds:.0f}/{budgets.budget(slug).verify_s:g} "
+            f"({slowest.id.split('/', 1)[1].split('-')[0]} {slowest.seconds:.0f})"
+        )
+    total = sum(r.seconds for r in quick)
+    return f"seconds per paper, claims/budget (slowest claim): {', '.join(parts)}; {total:.0f} s in all"
 
 
 def _exit_reason(results, code: int, *, strict_budgets: bool) -> str:

@@ -21,7 +21,7 @@ CLAIMS = [
         experiment=".experiments.certification:measure_by_construction",
         config="comonet/certify",
         predicate=AllOf(Below(1e-9, on="worst_relative"), AllHold(on="mono_violations")),
-        budget_s={"quick": 50},
+        budget_s={"quick": 75},
     ),
     Claim(
         id="comonet/CO2-certifier-controls",
@@ -59,7 +59,7 @@ CLAIMS = [
         experiment=".experiments.synthetic:measure_accuracy",
         config="comonet/synthetic",
         predicate=ByPreset(Below(1.10, on="rmse_ratio"), full=Below(1.05, on="rmse_ratio")),
-        budget_s={"quick": 45},
+        budget_s={"quick": 80},
     ),
     Claim(
         id="comonet/CO5-noise-robustness",

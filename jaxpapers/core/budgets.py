@@ -29,51 +29,63 @@ class PaperBudget:
 
 DEFAULT = PaperBudget()
 
-# Ceilings about 20 % above the slowest clean-clone CI measurement on 2 cores (README, CI section: measured
-# seconds in brackets); each is a known cost to come down from, not a target. Notebooks: 1.25x the clean CI
-# run of 87ebe40+ (session 7), rounded up to 5 s, since their kernels read the programs the tests compiled
-# from the tests' compilation cache (two at a time; every notebook 11-25 s).
+# Ceilings about 20 % above the slowest measurement on 2 cores with an EMPTY compilation cache (a fresh
+# machine: session 8's clean clone with fresh JAXPAPERS_CACHE_DIR / JAXPAPERS_TEST_CACHE_DIR; measured seconds
+# in brackets, warm-cache seconds after the slash). Compilation is about half of every cost on XLA:CPU, so
+# the earlier ceilings, measured with the caches of earlier runs, failed on a colder machine. Notebooks run
+# after the default tests and read the tiny programs those compiled. Each ceiling is a known cost to come
+# down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
-        verify_s=380.0,  # [206-221 s, before F8a judged 3 seeds (+60 s) and the F5 kernel claim (+40 s)]
-        tests_s=230.0,  # [194 s with the Pallas kernel's interpret-mode tests]
-        notebook_s=25.0,  # [17 s]
+        verify_s=485.0,  # [402 / 283 s]
+        tests_s=410.0,  # [341 / 145 s]
+        notebook_s=30.0,  # [24 s]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
     ),
     "comonet": PaperBudget(
-        verify_s=120.0,  # [79-95 s]
-        tests_s=180.0,  # [116-178 s]
-        notebook_s=30.0,  # [23.5 s]
+        verify_s=215.0,  # [177 / 90 s]
+        tests_s=300.0,  # [247 / 121 s]
+        notebook_s=30.0,  # [24 s]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
     "vlm_objectives": PaperBudget(
-        verify_s=270.0,  # [181 s; 204 s before the fused SigLIP term; the sum of its claims' budgets]
-        tests_s=190.0,  # [103-160 s; figure tests added]
+        verify_s=340.0,  # [213 / 148 s, with V2b at 64 s; 281 s with the 133 s V2b took on the CI machine]
+        tests_s=270.0,  # [224 / 110 s]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
     "resource_allocation": PaperBudget(
-        tests_s=130.0, notebook_s=25.0, reason="float64 sweeps checked against SciPy [76-108 s; notebook 18 s]"
+        verify_s=85.0,  # [69 / 37 s]
+        tests_s=235.0,  # [194 / 93 s]
+        notebook_s=25.0,  # [18 s]
+        reason="float64 sweeps checked against SciPy",
     ),
     "llm_economics": PaperBudget(
-        tests_s=55.0, notebook_s=30.0, reason="SciPy reference optimisers for every claim [21-43 s; notebook 20 s]"
+        tests_s=90.0,
+        notebook_s=30.0,
+        reason="SciPy reference optimisers for every claim [tests 74 / 20 s; notebook 22 s]",
     ),
-    "timely_generation": PaperBudget(notebook_s=25.0, reason="the notebook runs six claims' tiny presets [18 s]"),
-    "example": PaperBudget(tests_s=50.0, reason="trains TinyLM in tests [21-40 s]"),
+    "timely_generation": PaperBudget(notebook_s=30.0, reason="the notebook runs six claims' tiny presets [23 s]"),
+    "example": PaperBudget(tests_s=60.0, reason="trains TinyLM in tests [47 / 33 s]"),
+    "adversary_directed": PaperBudget(
+        tests_s=55.0, reason="memoised and dense DP solvers checked by brute force [45 / 26 s]"
+    ),
     "dp_bounds": PaperBudget(
-        tests_s=60.0,  # [49 s]
-        notebook_s=25.0,  # [17 s]
+        verify_s=90.0,  # [72 / 40 s]
+        tests_s=60.0,  # [45 / 24 s]
+        notebook_s=25.0,  # [19 s]
         reason="D4 pretrains and DP-SGD-fine-tunes a character LM, then attacks it (25 CPU-s of compilation)",
     ),
     "cot_hierarchy": PaperBudget(
-        tests_s=50.0,  # [22-37 s]
-        notebook_s=30.0,  # [20 s]
+        verify_s=100.0,  # [79 / 42 s]
+        tests_s=55.0,  # [44 / 20 s]
+        notebook_s=30.0,  # [18 s]
         reason="H2 compiles three cache sizes and decodes a 2,200-step palindrome (25 s)",
     ),
     "unialm": PaperBudget(
-        verify_s=100.0,  # [62-70 s in clean CI, the espeak-ng build of the speech world included]
-        tests_s=130.0,  # [101 s after the fixtures compile once (session 7); 116-190 s before]
-        notebook_s=35.0,  # [25 s; 71 s before the shared init, tiny RVQ levels and the tests' cache]
+        verify_s=125.0,  # [103 / 57 s, the espeak-ng build of the speech world included]
+        tests_s=235.0,  # [196 / 108 s]
+        notebook_s=50.0,  # [39 s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),
 }
@@ -82,23 +94,38 @@ EXCEPTIONS: dict[str, PaperBudget] = {
 # id -> (limit in seconds, why). Each is a known defect of the quick preset, reported in the README's
 # CI section, to be brought back under 60 s.
 OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
-    "vlm_objectives/V2a-trained-clean": (100.0, "judged on 5 fresh seeds (V2 was tuned on one seed): 80 s in CI"),
-    "vlm_objectives/V2b-trained-contaminated": (100.0, "judged on 5 fresh seeds, as V2a: 78 s in CI"),
+    "vlm_objectives/V2a-trained-clean": (
+        160.0,
+        "judged on 5 fresh seeds (V2 was tuned on one seed): 86 s with an empty compilation cache",
+    ),
+    "vlm_objectives/V2b-trained-contaminated": (
+        160.0,
+        "judged on 5 fresh seeds, as V2a: 64 s here, 133 s on the CI machine of stop 27 (compiled programs reused)",
+    ),
     "fuxvit/F9-sharded-equals-single": (
         110.0,
         "compiles 8-device sharded steps, the FSA layers as shard_map context-parallel regions: 86 s at load 3",
     ),
     "unialm/U1-codec-trains": (120.0, "synthesises the speech world and trains the reconstruction branch: 60.5 s"),
     "unialm/U3-analysis-text-aligned": (120.0, "trains the analysis branch and five single-voice probes: 52 s"),
+    "comonet/CO1-by-construction": (75.0, "certifies trained networks in float64: 38 s, 62 s with an empty cache"),
+    "comonet/CO4-accuracy": (
+        80.0,
+        "trains COMONet and an unconstrained MLP on 3 seeds: 32 s, 66 s with an empty cache",
+    ),
     "dp_bounds/D4-lm-extraction": (90.0, "pretraining + DP-SGD + attack on a real LM: 58 CPU-s, 67 s loaded"),
-    "fuxvit/F8a-motion-needs-fusion": (120.0, "judged on 3 fresh seeds (issue 12), one training each: ~90 s"),
+    "fuxvit/F8a-motion-needs-fusion": (
+        130.0,
+        "judged on 3 fresh seeds (issue 12), one training each: 96 s, 106 s with an empty compilation cache",
+    ),
 }
 
 # Fixed costs of a CI run outside the papers: install, core/launch tests (wall), lint, the wheel check.
 # The slow tests run after everything else, in whatever time is left (``.ci/run``), and are not part
 # of the plan.
-FIXED_S = {"install": 150.0, "core_tests": 120.0, "lint": 10.0, "wheel": 90.0}
-# Default tests: 1,031 s summed over the two xdist workers ran in 567 s of wall time (clean CI, 2 cores).
+FIXED_S = {"install": 150.0, "core_tests": 190.0, "lint": 10.0, "wheel": 90.0}
+# Default tests: 1,869 s summed over the two xdist workers ran in 986 s of wall time (clean CI, 2 cores, empty
+# caches; core + launch 337 s of them); 1,031 s in 567 s with the caches of earlier runs.
 TESTS_SPEEDUP = 1.8
 
 # Timing on a shared 2-core machine varies by a third between runs of the same code (e.g. comonet's

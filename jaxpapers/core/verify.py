@@ -57,6 +57,8 @@ class ClaimResult:
     margin: float | None = None
     seconds: float = 0.0  # wall-clock seconds of the experiment (what budgets judge)
     cpu_s: float = 0.0  # CPU seconds meanwhile: all threads (XLA's included) and finished child processes
+    compile_s: float = 0.0  # of ``seconds``, XLA compiling in this process (or reading the persistent cache)
+    cache_hits: int = 0  # programs read back from the persistent compilation cache instead of compiled
     budget_s: float | None = None
     over_budget: bool = False
     n: int | None = None
@@ -114,6 +116,40 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+class CompileMeter:
+    """Seconds of XLA compilation and persistent-cache hits in this process, from ``jax.monitoring``
+    events: a claim's seconds split into compiling and running, so that a cold cache (a fresh CI machine)
+    and a warm one (repeated runs) can be told apart. Child processes are not counted."""
+
+    _compile_s = 0.0
+    _hits = 0
+    _installed = False
+
+    @classmethod
+    def install(cls) -> None:
+        if cls._installed:
+            return
+        from jax import monitoring
+
+        def on_duration(event: str, duration: float, **_) -> None:
+            if event == "/jax/core/compile/backend_compile_duration":
+                cls._compile_s += duration
+
+        def on_event(event: str, **_) -> None:
+            if event == "/jax/compilation_cache/cache_hits":
+                cls._hits += 1
+
+        monitoring.register_event_duration_secs_listener(on_duration)
+        monitoring.register_event_listener(on_event)
+        cls._installed = True
+
+    @classmethod
+    def read(cls) -> tuple[float, int]:
+        """(compile seconds, cache hits) so far."""
+        cls.install()
+        return cls._compile_s, cls._hits
+
+
 def run_claim(
     claim: Claim, preset: str = "quick", *, out_dir: str | os.PathLike | None = None, overrides: Sequence[str] = ()
 ) -> ClaimResult:
@@ -138,6 +174,7 @@ def run_claim(
         res.verdict, res.reason = "skipped", f"needs a GPU (backend here: {jax.default_backend()})"
         return res
     start, cpu_start = time.perf_counter(), cpu_seconds()
+    compile_start, hits_start = CompileMeter.read()
     try:
         cfg = config_lib.load_preset(claim.config, preset, overrides)
         key = jax.random.key(int(cfg.get("seed", 0)))
@@ -165,6 +202,8 @@ def run_claim(
         res.reason = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         res.error = traceback.format_exc()
     res.cpu_s = cpu_seconds() - cpu_start
+    compile_s, hits = CompileMeter.read()
+    res.compile_s, res.cache_hits = compile_s - compile_start, hits - hits_start
     if budget is not None and res.seconds > budget and res.verdict != "skipped":
         res.over_budget = True
     return res
@@ -363,13 +402,13 @@ def markdown_report(results: Sequence[ClaimResult], env: dict[str, Any]) -> str:
         f"JAX {env['jax']} on {env['backend']} ({', '.join(sorted(set(env['devices'])))}), "
         f"Python {env['python']}, {env['cpus']} CPUs, {env['date']}, commit {env['commit']}.",
         "",
-        "| claim | predicted | measured | criterion | verdict | s | CPU-s |",
-        "|---|---|---|---|---|---|---|",
+        "| claim | predicted | measured | criterion | verdict | s | CPU-s | compiling s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         verdict = f"**{r.verdict}**" + (" (over budget)" if r.over_budget else "")
         cells = (f"`{r.id}`", _md(r.predicted), _md(r.measured), _md(r.criterion), verdict)
-        lines.append(f"| {' | '.join(cells)} | {r.seconds:.1f} | {r.cpu_s:.1f} |")
+        lines.append(f"| {' | '.join(cells)} | {r.seconds:.1f} | {r.cpu_s:.1f} | {r.compile_s:.1f} |")
     notes = [r for r in results if r.reason and r.verdict != "pass"]
     if notes:
         lines += ["", "## Notes", ""]

@@ -50,7 +50,7 @@ CLAIMS = [
         experiment=".experiments.v2_trained:measure_clean",
         config="vlm_objectives/train_linear",
         predicate=_V2,
-        budget_s={"quick": 100},
+        budget_s={"quick": 160},
     ),
     Claim(
         id="vlm_objectives/V2b-trained-contaminated",
@@ -60,7 +60,7 @@ CLAIMS = [
         experiment=".experiments.v2_trained:measure_contaminated",
         config="vlm_objectives/train_linear",
         predicate=_V2,
-        budget_s={"quick": 100},
+        budget_s={"quick": 160},
     ),
     Claim(
         id="vlm_objectives/V3-phase-staircase",
@@ -100,7 +100,7 @@ CLAIMS = [
             Above(200, on="dominated_draws"),
             Below(1e-10, on="uniform_ratio_rel_err"),
         ),
-        budget_s={"quick": 10},
+        budget_s={"quick": 20},
         x64=True,
     ),
     Claim(
@@ -140,6 +140,6 @@ CLAIMS = [
                 Above(0.0, on="real_i2t_margin"),
             ),
         ),
-        budget_s={"quick": 20},
+        budget_s={"quick": 30},
     ),
 ]

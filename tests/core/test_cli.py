@@ -80,6 +80,7 @@ def test_verify_end_to_end_writes_reports(tmp_path):
     rows = re.findall(r"^ *\w+ example/X1-copy-learned  [\d.]+ s", proc.stdout, re.M)
     assert len(rows) == 1 and "measured " in proc.stdout and "criterion: " in proc.stdout
     assert "| claim | predicted | measured |" in (tmp_path / "report.md").read_text()
+    assert re.search(r"^[\d.]+ s of claims$", proc.stdout, re.M) and "programs before this run" in proc.stdout
     assert (tmp_path / "figures" / "example" / "X1-copy-learned-loss.png").exists()
 
 
@@ -133,3 +134,8 @@ def test_exit_reason_names_the_claims_behind_the_code():
         "exit 2: 1 over budget past the timing noise, --strict-budgets (example/A); 1 fail honestly (example/B)"
     )
     assert cli._exit_reason(rows, 1, strict_budgets=False) == "exit 1: 1 fail honestly (example/B)"
+    # the line CI's log ends with: each paper's claim seconds against core.budgets, slowest claim named
+    rows.append(row("D-slowest", "pass", 40.0))
+    assert cli._seconds_per_paper(rows) == (
+        "seconds per paper, claims/budget (slowest claim): example 47/60 (D 40); 47 s in all"
+    )

@@ -18,6 +18,7 @@ for a in "$@"; do case "$a" in *.tar.gz) cp "$a" "$GCLOUD_LOG.tar.gz" ;; esac; d
 
 @pytest.fixture
 def fake_gcloud(tmp_path):
+    """A gcloud that logs its calls; the scripts' optional settings are left to their defaults."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     gcloud = bin_dir / "gcloud"
@@ -25,7 +26,7 @@ def fake_gcloud(tmp_path):
     gcloud.chmod(gcloud.stat().st_mode | stat.S_IEXEC)
     log = tmp_path / "gcloud.log"
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in ("JAXPAPERS_CACHE_DIR", "LIBTPU_INIT_ARGS", "PROJECT")},
         "PATH": f"{bin_dir}:{os.environ['PATH']}",
         "GCLOUD_LOG": str(log),
         "TPU_NAME": "pod",
