@@ -46,7 +46,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "comonet": PaperBudget(
         verify_s=215.0,  # [177 / 90 s]
         tests_s=300.0,  # [247 / 121 s]
-        notebook_s=30.0,  # [24 s]
+        notebook_s=50.0,  # [24-39 s over four runs; 39 s in the CI run of 33ee28b]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
     "vlm_objectives": PaperBudget(
