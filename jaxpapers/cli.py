@@ -122,8 +122,9 @@ def _setup_jax() -> Path:
 
 
 def _cached_programs(cache: Path) -> int:
-    """How many compiled programs the persistent cache folder holds (0 when it does not exist yet)."""
-    return sum(1 for p in cache.glob("*") if p.is_file()) if cache.is_dir() else 0
+    """How many compiled programs the persistent cache folder holds (0 when it does not exist yet): JAX writes
+    one ``<name>-<key>-cache`` file per program (and, with a size limit, an ``-atime`` file beside it)."""
+    return sum(1 for p in cache.glob("*-cache") if p.is_file()) if cache.is_dir() else 0
 
 
 def _list(args, _rest) -> None:
