@@ -47,9 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--jobs",
-        type=_positive_int,
-        default=1,
-        help="run the papers in this many processes (a paper's claims stay in one); default 1",
+        type=_jobs,
+        default="auto",
+        help="run the papers in this many processes (a paper's claims stay in one); default auto: one per "
+        f"CPU core this process may use, at most {MAX_AUTO_JOBS}",
     )
     p.add_argument(
         "--strict-budgets",
@@ -91,14 +92,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+MAX_AUTO_JOBS = 4  # each worker is a JAX process with its own compiled programs (about 1-2 GiB at quick scale)
+
+
+def _jobs(text: str) -> int:
+    """argparse type of ``--jobs``: an integer >= 1, or ``auto`` (the CPU cores this process may use, at most
+    :data:`MAX_AUTO_JOBS`)."""
+    if text == "auto":
+        # the cores this process may use (a container's or taskset's share); macOS has no affinity call
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return max(1, min(usable or 1, MAX_AUTO_JOBS))
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer (e.g. --jobs 2)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer or 'auto' (e.g. --jobs 2)")
     return value
 
 

@@ -223,10 +223,10 @@ def run(
     """Runs ``claims`` in order with a progress bar; calls ``on_result`` after each.
 
     The positive claim of every selected control is run first, even when not selected, and the
-    control's verdict becomes ``inconclusive`` unless the positive claim passed. With ``jobs`` > 1 the
-    papers run in that many worker processes (``core.verify_jobs``; registered claims only, each
-    worker first calls ``worker_setup``, ``"module:function"``) and ``on_result`` sees claims in the
-    order they finish; the returned list keeps the order of ``claims``.
+    control's verdict becomes ``inconclusive`` unless the positive claim passed. With ``jobs`` > 1 and
+    claims of several papers, the papers run in up to that many worker processes (``core.verify_jobs``;
+    registered claims only, each worker first calls ``worker_setup``, ``"module:function"``) and
+    ``on_result`` sees claims in the order they finish; the returned list keeps the order of ``claims``.
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -247,7 +247,7 @@ def run(
                 on_result(r)
             bar.update(task, description=r.id, advance=1)
 
-        if jobs > 1:
+        if jobs > 1 and len({c.paper for c in claims}) > 1:  # one paper's claims stay in one process anyway
             from jaxpapers.core.verify_jobs import run_parallel
 
             return run_parallel(

@@ -1,5 +1,6 @@
 """The command line: listing, describing, verify's exit codes and outputs, training, one-line errors."""
 
+import argparse
 import json
 import re
 import subprocess
@@ -139,3 +140,17 @@ def test_exit_reason_names_the_claims_behind_the_code():
     assert cli._seconds_per_paper(rows) == (
         "seconds per paper, claims/budget (slowest claim): example 47/60 (D 40); 47 s in all"
     )
+
+
+def test_jobs_auto_is_one_worker_per_usable_core_capped(monkeypatch):
+    """``--jobs auto`` (the default): the cores this process may use, at most ``MAX_AUTO_JOBS``, at least 1."""
+    for cores, want in [(1, 1), (2, 2), (3, 3), (64, cli.MAX_AUTO_JOBS)]:
+        monkeypatch.setattr(cli.os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)))
+        assert cli._jobs("auto") == want
+    monkeypatch.delattr(cli.os, "sched_getaffinity")
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: None)
+    assert cli._jobs("auto") == 1
+    assert cli._jobs("3") == 3
+    for bad in ("0", "-2", "many"):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"'{bad}' is not a positive integer or 'auto'"):
+            cli._jobs(bad)

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 SOURCES = sorted(ROOT.glob("*.py"))
-CAP_S = 180  # a hung kernel; unialm's tiny run takes 64-80 s alone, 100-120 s beside another notebook
+CAP_S = 180  # a hung kernel; the slowest notebook (unialm) takes 24-39 s beside another notebook
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
