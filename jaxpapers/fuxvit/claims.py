@@ -113,7 +113,7 @@ CLAIMS = [
         experiment=".experiments.motion:measure_fusion",
         config="fuxvit/motion",
         predicate=Above(0.9),
-        budget_s={"quick": 130},
+        budget_s={"quick": 145},
     ),
     Claim(
         id="fuxvit/F8b-motion-static-fails",

@@ -50,7 +50,7 @@ CLAIMS = [
         experiment=".experiments.v2_trained:measure_clean",
         config="vlm_objectives/train_linear",
         predicate=_V2,
-        budget_s={"quick": 160},
+        budget_s={"quick": 120},
     ),
     Claim(
         id="vlm_objectives/V2b-trained-contaminated",
@@ -60,7 +60,7 @@ CLAIMS = [
         experiment=".experiments.v2_trained:measure_contaminated",
         config="vlm_objectives/train_linear",
         predicate=_V2,
-        budget_s={"quick": 160},
+        budget_s={"quick": 120},
     ),
     Claim(
         id="vlm_objectives/V3-phase-staircase",
