@@ -76,7 +76,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "unialm": PaperBudget(
         verify_s=145.0,  # [111, 108 s, the espeak-ng build of the speech world included]
-        tests_s=115.0,  # [88, 82 s]
+        tests_s=80.0,  # [88, 82 s; 56 s once two tests stopped initialising a codec op by op (eval_shape, jit)]
         notebook_s=45.0,  # [26, 33 s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),
