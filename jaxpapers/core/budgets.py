@@ -30,54 +30,58 @@ class PaperBudget:
 
 DEFAULT = PaperBudget()
 
-# Ceilings about 30 % above the slowest of two runs on 2 cores with an EMPTY compilation cache and nothing else
-# running (session 9: a standalone run and the clean-clone CI run of commit cd769e3), measured as CI runs each
-# step: verify two papers at a time, tests and notebooks on two workers. Measured seconds in brackets. The
-# ceilings set in session 8 came from runs that shared the 2 cores with other work (every test folder took
-# 1.8-2x its time here), and were that much too loose. Each ceiling is a known cost to come down from, not a
-# target.
+# Ceilings about 20 % above the slowest of three runs on 2 cores with an EMPTY compilation cache and nothing
+# else running (session 9: standalone runs, then the clean-clone CI runs of commits cd769e3 and aaabe22),
+# measured as CI runs each step: verify two papers at a time, tests and notebooks on two workers; CI fails
+# only past 1.25x a ceiling, 1.5x the slowest run. Measured seconds in brackets. The ceilings set in session 8
+# came from runs that shared the 2 cores with other work (every test folder took 1.8-2x its time here). Each
+# ceiling is a known cost to come down from, not a target.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
-        verify_s=510.0,  # [390, 374 s; F8a 106-111 s]
-        tests_s=245.0,  # [185, 169 s]
+        verify_s=525.0,  # [390, 374, 435 s; F8a 106-117 s]
+        tests_s=225.0,  # [185, 169, 171 s]
+        notebook_s=30.0,  # [14, 15, 25 s]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
     ),
     "comonet": PaperBudget(
-        verify_s=205.0,  # [156, 135 s]
-        tests_s=175.0,  # [133, 117 s]
-        notebook_s=40.0,  # [15, 30 s]
+        verify_s=205.0,  # [156, 135, 169 s]
+        tests_s=160.0,  # [133, 117, 124 s]
+        notebook_s=45.0,  # [15, 30, 37 s]
         reason="float64 certification of trained networks; tiny studies in tests",
     ),
     "vlm_objectives": PaperBudget(
-        verify_s=330.0,  # the sum of its claims' budgets [198, 200 s; V2a 77-81 s, V2b 61 s here, 133 s once on CI]
-        tests_s=160.0,  # [121, 114 s]
+        verify_s=335.0,  # the sum of its claims' budgets [198-226 s; V2a 77-95 s, V2b 61 s here, 133 s once on CI]
+        tests_s=150.0,  # [121, 114, 105 s]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
     "resource_allocation": PaperBudget(
-        verify_s=80.0,  # [60, 50 s]
-        tests_s=150.0,  # [112, 100 s]
+        verify_s=80.0,  # [60, 50, 63 s]
+        tests_s=135.0,  # [112, 100, 102 s]
         reason="float64 sweeps checked against SciPy",
     ),
     "llm_economics": PaperBudget(
-        tests_s=45.0,  # [31, 30 s]
-        notebook_s=30.0,  # [14, 23 s]
+        tests_s=45.0,  # [31, 30, 34 s]
+        notebook_s=30.0,  # [14, 23, 18 s]
         reason="SciPy reference optimisers for every claim",
     ),
-    "merge_calculus": PaperBudget(notebook_s=25.0, reason="the notebook sweeps five graph families [10, 17 s]"),
-    "timely_generation": PaperBudget(notebook_s=25.0, reason="the notebook runs six claims' tiny presets [14, 17 s]"),
+    "merge_calculus": PaperBudget(notebook_s=25.0, reason="the notebook sweeps five graph families [10, 17, 12 s]"),
+    "timely_generation": PaperBudget(
+        notebook_s=25.0, reason="the notebook runs six claims' tiny presets [14, 17, 16 s]"
+    ),
     "dp_bounds": PaperBudget(
-        verify_s=75.0,  # [55, 48 s]
+        verify_s=80.0,  # [55, 48, 66 s]
         reason="D4 pretrains and DP-SGD-fine-tunes a character LM, then attacks it (16 s of compilation)",
     ),
     "cot_hierarchy": PaperBudget(
-        verify_s=85.0,  # [64, 59 s]
+        verify_s=80.0,  # [64, 59, 64 s]
+        notebook_s=25.0,  # [13, 15, 18 s]
         reason="H2 compiles three cache sizes and decodes a 2,200-step palindrome (15-17 s)",
     ),
     "unialm": PaperBudget(
-        verify_s=145.0,  # [111, 108 s, the espeak-ng build of the speech world included]
-        tests_s=80.0,  # [88, 82 s; 56 s once two tests stopped initialising a codec op by op (eval_shape, jit)]
-        notebook_s=45.0,  # [26, 33 s]
+        verify_s=150.0,  # [111, 108, 122 s, the espeak-ng build of the speech world included]
+        tests_s=80.0,  # [56, 64 s after two tests stopped initialising a codec op by op; 82-88 s before]
+        notebook_s=45.0,  # [26, 33, 33 s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech",
     ),
 }
@@ -117,7 +121,7 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
 # of the plan.
 FIXED_S = {
     "install": 150.0,  # [75 s from this machine's package index; a CI machine may download more]
-    "core_tests": 130.0,  # wall: 1.3x [119 + 58 s of core and launch tests] / TESTS_SPEEDUP
+    "core_tests": 120.0,  # wall: 1.2x [177, 160 s of core and launch tests, summed] / TESTS_SPEEDUP
     "lint": 10.0,
     "wheel": 90.0,  # [69 s]
 }

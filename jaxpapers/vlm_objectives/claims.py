@@ -39,7 +39,7 @@ CLAIMS = [
             Below(1e-9, on="max_scaled_grad"),
             Below(1e-10, on="max_value_rel_err"),
         ),
-        budget_s={"quick": 15},
+        budget_s={"quick": 20},
         x64=True,
     ),
     Claim(
