@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-MAX_AUTO_JOBS = 4  # each worker is a JAX process with its own compiled programs (about 1-2 GiB at quick scale)
+MAX_AUTO_JOBS = 4  # each worker is a separate JAX process, with its own memory and compiled programs
 
 
 def _jobs(text: str) -> int:

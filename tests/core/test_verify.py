@@ -347,6 +347,19 @@ def test_paper_groups_keep_a_paper_together_in_order_longest_paper_first():
     assert budgets.budget("vlm_objectives").verify_s > budgets.budget("example").verify_s
 
 
+def test_jobs_with_one_paper_runs_in_this_process(tmp_path, monkeypatch):
+    """A worker process would only cost its start-up: one paper's claims stay together in any case."""
+    from jaxpapers.core import verify_jobs
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("one paper must not start worker processes")
+
+    monkeypatch.setattr(verify_jobs, "run_parallel", no_workers)
+    claims = [claim("A", exact), claim("B", wrong)]  # unregistered: a worker could not even select them
+    results = verify.run(claims, "tiny", out_dir=tmp_path, progress=False, jobs=2)
+    assert [(r.id, r.verdict) for r in results] == [("example/A", "pass"), ("example/B", "fail")]
+
+
 def test_a_worker_that_dies_stops_the_run_with_one_clear_error():
     from jaxpapers.core import registry
     from jaxpapers.core.verify_jobs import WorkerDied, run_parallel
