@@ -7,6 +7,8 @@
   ``MultiHeadAttention`` (``query``/``key``/``value``/``out``) and ``MlpBlock`` (``wi``/``wo``) use it.
 * ``act_axes``: every layer constrains its activations with the logical names of its input's axes
   (default ``(BATCH, LENGTH, EMBED)``; FuxViT passes ``(BATCH, FRAMES, LENGTH, EMBED)``).
+* :mod:`graph`: message passing on padded graphs (``GraphBatch``, ``pad_graphs``; GCN, SAGE, GIN and GAT
+  layers written with ``jax.ops.segment_sum``).
 * Repeated blocks are named ``layers_0..`` unrolled and ``layers`` scanned (params stacked along
   LAYERS, no wrapper level): :func:`stack_layers` does both for any block class (see ``block.py``).
 """
@@ -22,12 +24,30 @@ from jaxpapers.core.nn.attention import (
 from jaxpapers.core.nn.block import TransformerBlock, TransformerStack, stack_layers
 from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 from jaxpapers.core.nn.embed import PatchEmbed, TokenEmbed
+from jaxpapers.core.nn.graph import (
+    GNN_LAYERS,
+    GATLayer,
+    GCNLayer,
+    GINLayer,
+    GraphBatch,
+    SAGELayer,
+    get_gnn_layer,
+    pad_graphs,
+)
 from jaxpapers.core.nn.mlp import MlpBlock
 from jaxpapers.core.nn.norm import layer_norm, rms_norm
 from jaxpapers.core.nn.rotary import apply_rotary, rope_angles
 
 __all__ = [
     "ATTENTION_IMPLS",
+    "GATLayer",
+    "GCNLayer",
+    "GINLayer",
+    "GNN_LAYERS",
+    "GraphBatch",
+    "SAGELayer",
+    "get_gnn_layer",
+    "pad_graphs",
     "SEQUENCE_ACT",
     "Einsum",
     "MlpBlock",
