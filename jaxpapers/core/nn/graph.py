@@ -113,19 +113,19 @@ def degree(graph: GraphBatch) -> Float[Array, " N"]:
     return jax.ops.segment_sum(graph.edge_mask.astype(jnp.float32), graph.receivers, num_segments=graph.n_node)
 
 
-def aggregate_sum(messages: Float[Array, "E *D"], graph: GraphBatch) -> Float[Array, "N *D"]:
+def aggregate_sum(messages: Float[Array, "E ..."], graph: GraphBatch) -> Float[Array, "N ..."]:
     """``Σ_{e: receiver(e)=v} m_e`` for every node v, padded edges contributing nothing."""
     mask = graph.edge_mask.reshape(-1, *([1] * (messages.ndim - 1)))
     return jax.ops.segment_sum(jnp.where(mask, messages, 0), graph.receivers, num_segments=graph.n_node)
 
 
-def aggregate_mean(messages: Float[Array, "E *D"], graph: GraphBatch) -> Float[Array, "N *D"]:
+def aggregate_mean(messages: Float[Array, "E ..."], graph: GraphBatch) -> Float[Array, "N ..."]:
     """``Σ_{e→v} m_e / max(deg_v, 1)``: the mean over real in-edges (zero for isolated nodes)."""
     deg = jnp.maximum(degree(graph), 1.0).reshape(-1, *([1] * (messages.ndim - 1)))
     return aggregate_sum(messages, graph) / deg
 
 
-def segment_softmax(logits: Float[Array, "E *H"], graph: GraphBatch) -> Float[Array, "E *H"]:
+def segment_softmax(logits: Float[Array, "E ..."], graph: GraphBatch) -> Float[Array, "E ..."]:
     """Softmax of edge logits over each receiver's real in-edges (``segment_max`` subtracted first).
 
     Padded edges get weight 0; a receiver with no real in-edge has none to normalise.
