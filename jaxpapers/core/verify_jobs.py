@@ -4,7 +4,7 @@ A paper's claims stay together in one worker, in registry order (they share memo
 negative control runs after its positive claim in the same process). Papers go to the next free
 worker longest first (the paper's quick budget in ``core.budgets``), so the longest paper starts
 at once and the short ones fill the other workers. Each worker is a fresh ``spawn``-ed Python that
-runs :func:`jaxpapers.core.verify.run_claim`; results come back as plain dicts, one per claim, as
+runs :func:`jaxpapers.core.claim_runner.run_claim`; results come back as plain dicts, one per claim, as
 soon as the claim is done, and the caller sees them in the order they finish. Claims cross the
 process boundary by id (``registry.select``), so only registered claims run in parallel.
 
@@ -53,15 +53,15 @@ def _worker(
     if setup:
         module, _, name = setup.partition(":")
         getattr(importlib.import_module(module), name)()
-    from jaxpapers.core import registry, verify
+    from jaxpapers.core import claim_runner, registry
 
     while (ids := tasks.get()) is not None:
-        by_id: dict[str, verify.ClaimResult] = {}
+        by_id: dict[str, claim_runner.ClaimResult] = {}
         for claim in registry.select(ids):
             results.put(("start", claim.id))
-            r = verify.run_claim(claim, preset, out_dir=out_dir, overrides=overrides)
+            r = claim_runner.run_claim(claim, preset, out_dir=out_dir, overrides=overrides)
             if claim.control_of is not None and claim.control_of in by_id:
-                verify.judge_control(r, by_id[claim.control_of])
+                claim_runner.judge_control(r, by_id[claim.control_of])
             by_id[claim.id] = r
             results.put(("result", dataclasses.asdict(r)))
     results.put((_DONE, None))
@@ -78,12 +78,12 @@ def run_parallel(
     setup: str | None = None,
 ) -> list[Any]:
     """Runs ``claims`` (with their positives already inserted) in ``jobs`` worker processes; returns
-    the :class:`~jaxpapers.core.verify.ClaimResult` list in the order of ``claims``.
+    the :class:`~jaxpapers.core.claim_runner.ClaimResult` list in the order of ``claims``.
 
     ``setup`` is ``"module:function"`` called once in each worker before any claim (e.g. the CLI's
     compilation-cache set-up).
     """
-    from jaxpapers.core.verify import ClaimResult
+    from jaxpapers.core.claim_runner import ClaimResult
 
     ctx = mp.get_context("spawn")
     tasks, results = ctx.Queue(), ctx.Queue()

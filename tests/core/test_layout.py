@@ -108,3 +108,50 @@ def test_config_files_import_only_their_papers_config():
     assert not offenders, "config files import only jaxpapers.core.config and the paper's config.py:\n" + "\n".join(
         offenders
     )
+
+
+def _imports_of(path: Path, module: str) -> set[str]:
+    """The jaxpapers modules ``module`` imports anywhere in its file (function-level imports included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("jaxpapers")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("jaxpapers"):
+            for a in node.names:  # `from pkg import submodule` depends on the submodule
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if _module_file(sub) else node.module)
+    return found - {module}
+
+
+def _module_file(name: str) -> Path | None:
+    base = ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def test_core_has_no_import_circle():
+    """No chain of imports among jaxpapers.core's modules leads back to where it started."""
+    modules = {}
+    for path in sorted((ROOT / "jaxpapers" / "core").rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        modules[name] = path
+    graph = {
+        m: {d for d in _imports_of(p, m) if d in modules and not m.startswith(d + ".")} for m, p in modules.items()
+    }
+    state: dict[str, int] = {}
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                raise AssertionError("import circle: " + " -> ".join([*stack[stack.index(d) :], d]))
+            if d not in state:
+                visit(d, [*stack, d])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import pytest
 
-from jaxpapers.core import verify
+from jaxpapers.core import claim_runner, verify
 from jaxpapers.core.claims import Above, Claim, Close, Divergent, Measurement, Report
 from jaxpapers.core.errors import ClaimSkipped
 
@@ -168,17 +168,17 @@ def test_a_claim_config_may_fix_a_variant(monkeypatch):
 
 _HUNG_CLAIM = r"""
 import time
-from jaxpapers.core import verify
+from jaxpapers.core import claim_runner, verify
 from jaxpapers.core.claims import Claim, Close, Measurement
 
 def hangs(cfg, key):
     time.sleep(60)  # stands in for a deadlocked computation
     return Measurement(measured=1.0, predicted=1.0)
 
-verify.HARD_LIMIT_MIN_S = 1.0
+claim_runner.HARD_LIMIT_MIN_S = 1.0
 c = Claim(id="example/hung", statement="hangs", source="test", kind="closed_form", experiment=hangs,
           config="example/copy", predicate=Close(atol=1e-9), budget_s={"quick": 0.01})
-verify.run_claim(c, "quick")
+claim_runner.run_claim(c, "quick")
 print("returned")
 """
 
@@ -187,8 +187,8 @@ def test_a_hung_claim_ends_the_run_with_exit_2_and_its_stack():
     import subprocess
     import sys
 
-    assert verify.hard_limit_s(20.0) == max(20.0 * verify.HARD_LIMIT_FACTOR, verify.HARD_LIMIT_MIN_S)
-    assert verify.hard_limit_s(None) is None
+    assert claim_runner.hard_limit_s(20.0) == max(20.0 * claim_runner.HARD_LIMIT_FACTOR, claim_runner.HARD_LIMIT_MIN_S)
+    assert claim_runner.hard_limit_s(None) is None
     proc = subprocess.run([sys.executable, "-c", _HUNG_CLAIM], capture_output=True, text=True, timeout=50)
     assert proc.returncode == 2
     assert "returned" not in proc.stdout
