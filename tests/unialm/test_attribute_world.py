@@ -9,9 +9,7 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.unialm.config import AttributeWorldConfig
 from jaxpapers.unialm.data import attributes, espeak, worlds
 
-needs_espeak = pytest.mark.skipif(
-    not __import__("shutil").which("espeak-ng"), reason="espeak-ng not installed (apt-get install -y espeak-ng)"
-)
+needs_espeak = pytest.mark.skipif(not espeak.available(), reason="no speech backend (pip install espeakng-loader)")
 VOICES = tuple(f"v{i}" for i in range(6))
 
 
@@ -26,6 +24,7 @@ def _fake_word(text: str, variant: str, rate: int, pitch: int, sr: int) -> np.nd
 @pytest.fixture
 def fake_espeak(monkeypatch):
     monkeypatch.setattr(espeak, "list_variants", lambda: VOICES)
+    monkeypatch.setattr(espeak, "backend_id", lambda: "fake")
     monkeypatch.setattr(espeak, "synthesize_many", lambda jobs, sr, threads=4: [_fake_word(*j, sr) for j in jobs])
 
 
@@ -120,6 +119,7 @@ def test_load_world_rejects_bad_files(tmp_path):
 
 def test_missing_espeak_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(espeak, "list_variants", lambda: VOICES)
+    monkeypatch.setattr(espeak, "_library_available", lambda: False)
     monkeypatch.setenv("ESPEAK_NG", "/nonexistent/espeak-ng")
     monkeypatch.setattr(espeak.shutil, "which", lambda name: None)
     with pytest.raises(espeak.EspeakMissing, match="apt-get install -y espeak-ng"):

@@ -7,6 +7,7 @@ import pytest
 from jaxpapers.core import budgets, config, registry
 from jaxpapers.core.claims import Measurement
 from jaxpapers.unialm import claims, studies
+from jaxpapers.unialm.data import espeak
 from jaxpapers.unialm.experiments.reconstruction import msmd_ratios
 
 SPEC_IDS = [
@@ -151,8 +152,8 @@ def test_full_path_runs_at_tiny_size(tmp_path, monkeypatch):
         "attributes.utterances": 2,
     }
     cfg = config.load("unialm/codec", "preset=tiny", overrides)
-    if not __import__("shutil").which("espeak-ng"):
-        pytest.skip("espeak-ng not installed")
+    if not espeak.available():
+        pytest.skip("no speech backend (pip install espeakng-loader)")
     key = jax.random.key(0)
     branch = studies.analysis_branch(cfg, key)
     assert branch["codec"].cfg.film

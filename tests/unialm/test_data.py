@@ -9,15 +9,33 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.unialm.config import DigitWorldConfig, MixConfig
 from jaxpapers.unialm.data import espeak, procedural, worlds
 
-needs_espeak = pytest.mark.skipif(
-    not __import__("shutil").which("espeak-ng"), reason="espeak-ng not installed (apt-get install -y espeak-ng)"
-)
+needs_espeak = pytest.mark.skipif(not espeak.available(), reason="no speech backend (pip install espeakng-loader)")
+needs_library = pytest.mark.skipif(not espeak._library_available(), reason="espeakng-loader not installed")
 
 
-def test_missing_espeak_says_how_to_install(monkeypatch):
+@pytest.fixture
+def no_binary(monkeypatch, tmp_path):
+    """No espeak-ng program anywhere: ESPEAK_NG unset and a PATH holding only this Python."""
+    import os
+    import sys
+
+    monkeypatch.delenv("ESPEAK_NG", raising=False)
+    monkeypatch.delenv("JAXPAPERS_SPEECH", raising=False)
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    assert __import__("shutil").which("espeak-ng") is None
+
+
+def test_missing_speech_names_both_remedies(monkeypatch, no_binary):
+    monkeypatch.setattr(espeak, "_library_available", lambda: False)
+    with pytest.raises(espeak.EspeakMissing, match="pip install espeakng-loader") as err:
+        espeak.backend()
+    assert "apt-get install -y espeak-ng" in str(err.value) and "ESPEAK_NG" in str(err.value)
     monkeypatch.setenv("ESPEAK_NG", "/nonexistent/espeak-ng")
     with pytest.raises(espeak.EspeakMissing, match="apt-get install -y espeak-ng"):
         espeak.espeak_binary()
+    monkeypatch.setenv("JAXPAPERS_SPEECH", "festival")
+    with pytest.raises(ConfigError, match="JAXPAPERS_SPEECH='festival'.*library, binary"):
+        espeak.backend()
 
 
 @needs_espeak
@@ -29,6 +47,36 @@ def test_variants_and_synthesis():
     assert x.dtype == np.float32 and 2000 < len(x) < 32000 and np.abs(x).max() > 0.01
     with pytest.raises(ConfigError, match="variant"):
         espeak.synthesize("seven", "Mr serious", 150, 50, 16000)
+
+
+@needs_library
+def test_library_backend_without_any_espeak_program(no_binary):
+    """The pip-only path: the wheel's libespeak-ng alone synthesises speech (no ESPEAK_NG, nothing on the PATH)."""
+    assert espeak.backend() == "library" and espeak.backend_id().startswith("library: eSpeak NG 1.52")
+    assert "m3" in espeak.list_variants() and "Mr serious" not in espeak.list_variants()
+    x = espeak.synthesize("hello world, this is a test", "m3", 175, 50, espeak.ESPEAK_SR)
+    assert 25_000 < len(x) < 50_000 and 0.05 < np.abs(x).max() <= 1.0  # about 1.6 s of speech
+
+
+@needs_library
+def test_interleaved_requests_for_two_voices_never_mix(no_binary):
+    """Two voices interleaved, from two threads at once: every clip equals the same request made alone in order
+    (the library's global state lives in one worker process per job list), and the voices differ."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs_a = [("seven", "adam", 150, 50), ("nine", "f1", 200, 30)] * 3
+    jobs_b = [("nine", "f1", 200, 30), ("seven", "adam", 150, 50)] * 3
+    alone_a = espeak.synthesize_many(jobs_a, 16000, threads=1)
+    alone_b = espeak.synthesize_many(jobs_b, 16000, threads=1)
+    with ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda j: espeak.synthesize_many(j, 16000, threads=1), [jobs_a, jobs_b] * 2))
+    for got, want in zip(both, [alone_a, alone_b] * 2, strict=True):
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    adam = [c for c, j in zip(alone_a, jobs_a, strict=True) if j[1] == "adam"]
+    assert all(np.array_equal(adam[0], c) for c in adam)  # adam has no flutter: identical wherever it stands
+    f1 = alone_a[1]
+    n = min(len(f1), len(adam[0]))
+    assert np.abs(f1[:n] - adam[0][:n]).max() > 0.05  # two voices, two signals
 
 
 @needs_espeak
