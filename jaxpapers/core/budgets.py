@@ -1,13 +1,13 @@
 """CI time budgets per paper: seconds of quick claims in ``jaxpapers verify`` and of default tests.
 
-CI (``.ci/run``) must finish in 45 minutes on 2 cores with all 19 papers in. The plan, per paper:
+CI (``.ci/run``) must finish in 60 minutes on 2 cores with all 19 papers in, slow tests included. The plan, per paper:
 about 60 s of quick claims (sum of claim seconds), 40 s of default tests and 20 s of notebook in
 tiny mode. All three run two at a time, one process per core, and every budget is measured so:
 default tests on two pytest-xdist workers, ``jaxpapers verify --jobs 2`` (two papers at a time) and
 the notebooks on two workers (``--dist load``). Their summed seconds count :data:`TESTS_SPEEDUP`,
 :data:`VERIFY_SPEEDUP` and :data:`NOTEBOOKS_SPEEDUP` times less in wall time (measured). Papers over
 the default are listed in :data:`EXCEPTIONS` with the reason; :func:`ci_plan_s` adds everything up
-and a test keeps the plan inside 45 minutes.
+and a test keeps the plan inside 60 minutes.
 ``jaxpapers verify --strict-budgets`` (CI) fails a paper whose claims together overrun its budget,
 and the test run prints every paper's seconds against its budget (``tests/conftest.py``).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 PAPERS_PLANNED = 19  # the papers of this project (one spec each in shared/specs), besides the worked example
-CI_LIMIT_S = 45 * 60
+CI_LIMIT_S = 60 * 60  # CI's own hard limit is 90 minutes; the plan keeps a third of it spare
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,10 +116,10 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
     ),
 }
 
-# Fixed costs of a CI run outside the papers: install, core/launch tests (wall), lint, the wheel check.
-# The slow tests run after everything else, in whatever time is left (``.ci/run``), and are not part
-# of the plan.
+# Fixed costs of a CI run outside the papers: install, core/launch tests (wall), lint, the wheel check, and
+# the slow tests (wall, two workers), which run last and are part of the plan.
 FIXED_S = {
+    "slow_tests": 640.0,  # wall: 1.2x the slowest of [426, 462, 534 s] of slow tests in three clean CI runs
     "install": 150.0,  # [75 s from this machine's package index; a CI machine may download more]
     "core_tests": 120.0,  # wall: 1.2x [177, 160 s of core and launch tests, summed] / TESTS_SPEEDUP
     "lint": 10.0,
