@@ -53,6 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"CPU core this process may use, at most {MAX_AUTO_JOBS}",
     )
     p.add_argument(
+        "--profile",
+        action="store_true",
+        help="per claim: seconds compiling, tracing, executing and in host Python, programs compiled; "
+        "then the ten most expensive claims",
+    )
+    p.add_argument(
         "--strict-budgets",
         action="store_true",
         help="exit 2 when a claim overruns its time budget (CI); otherwise overruns are only reported",
@@ -223,6 +229,8 @@ def _verify(args, rest) -> int:
         if r.verdict != "pass" and r.reason:
             readme = f"jaxpapers/{r.id.split('/', 1)[0]}/README.md"
             con.print(f"{'':>13}[dim]why: {r.reason.splitlines()[0]} (see {readme})[/]", soft_wrap=True)
+        if args.profile:
+            con.print(f"{'':>13}[dim]profile: {verify.profile_line(r)}[/]", soft_wrap=True)
 
     env = verify.environment()
     con.print(f"jaxpapers verify: {len(claims)} claims, preset {args.preset}, JAX {env['jax']} on {env['backend']}")
@@ -242,6 +250,10 @@ def _verify(args, rest) -> int:
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     con.print(f"{summary}; wrote {paths['json']} and {paths['markdown']}")
     con.print(_seconds_per_paper(results), soft_wrap=True)
+    if args.profile:
+        con.print("the ten most expensive claims:")
+        for r in verify.most_expensive(results):
+            con.print(f"  {r.seconds:7.1f} s  {r.id}: {verify.profile_line(r)}", soft_wrap=True)
     con.print(
         f"compilation cache {cache}: {cached_before} programs before this run, {_cached_programs(cache)} after "
         "(timings with programs already cached skip their compilation)",

@@ -33,6 +33,8 @@ from jaxpapers.core.claim_runner import (  # noqa: F401 - re-exported: verify.ru
     format_value,
     has_gpu,
     judge_control,
+    most_expensive,
+    profile_line,
     run_claim,
 )
 from jaxpapers.core.claims import Claim
@@ -216,6 +218,21 @@ def markdown_report(results: Sequence[ClaimResult], env: dict[str, Any]) -> str:
         verdict = f"**{r.verdict}**" + (" (over budget)" if r.over_budget else "")
         cells = (f"`{r.id}`", _md(r.predicted), _md(r.measured), _md(r.criterion), verdict)
         lines.append(f"| {' | '.join(cells)} | {r.seconds:.1f} | {r.cpu_s:.1f} | {r.compile_s:.1f} |")
+    lines += [
+        "",
+        "## The ten most expensive claims",
+        "",
+        "Seconds split as `jaxpapers verify --profile` prints them: XLA compiling (and reading the persistent "
+        "cache), tracing and lowering, waiting on execution, host Python.",
+        "",
+        "| claim | s | compile s | tracing s | programs (cached) | execute s | host s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in most_expensive(results):
+        lines.append(
+            f"| `{r.id}` | {r.seconds:.1f} | {r.compile_s:.1f} | {r.trace_s:.1f} | {r.programs} ({r.cache_hits}) "
+            f"| {r.execute_s:.1f} | {r.host_s:.1f} |"
+        )
     notes = [r for r in results if r.reason and r.verdict != "pass"]
     if notes:
         lines += ["", "## Notes", ""]

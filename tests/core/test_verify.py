@@ -409,3 +409,48 @@ def test_a_claims_compilation_is_measured_apart_from_its_run():
     compiled = verify.run_claim(claim("compiles", compiles_one_program))
     assert compiled.verdict == "pass" and 0.0 < compiled.compile_s <= compiled.seconds
     assert verify.run_claim(claim("sleeps", slow)).compile_s == 0.0  # no XLA program: nothing compiled
+
+
+def _host_loop(cfg, key):
+    import time
+
+    end = time.thread_time() + 0.3
+    while time.thread_time() < end:  # Python on the calling thread: host seconds
+        pass
+    return Measurement(measured=1.0, predicted=1.0)
+
+
+def _one_program(cfg, key):
+    import time
+
+    import jax
+    import jax.numpy as jnp
+
+    salt = float(time.time_ns() % 100_003)
+    f = jax.jit(lambda x: jnp.sin(x) * salt)  # a constant baked in: a program no cache holds
+    f(jnp.arange(4.0)).block_until_ready()
+    time.sleep(0.3)  # waiting, neither host Python nor compiling: counted as execute
+    return Measurement(measured=1.0, predicted=1.0)
+
+
+@pytest.mark.parametrize("experiment", [_host_loop, _one_program])
+def test_profile_splits_a_claims_seconds(experiment):
+    c = Claim(
+        id="example/profiled",
+        statement="s",
+        source="t",
+        kind="closed_form",
+        experiment=experiment,
+        config="example/copy",
+        predicate=Close(atol=1e-9),
+    )
+    r = claim_runner.run_claim(c, "quick")
+    assert r.verdict == "pass", r.reason
+    parts = r.compile_s + r.trace_s + r.host_s + r.execute_s
+    assert parts == pytest.approx(r.seconds, abs=1e-6) or parts <= r.seconds
+    if experiment is _host_loop:
+        assert r.programs == 0 and r.host_s >= 0.25
+    else:
+        assert r.programs >= 1 and r.compile_s > 0 and r.trace_s > 0 and r.execute_s >= 0.25
+    assert claim_runner.most_expensive([r], 10) == [r]
+    assert f"{r.programs} programs" in claim_runner.profile_line(r)
