@@ -284,3 +284,41 @@ def test_token_embed_attend_is_tied():
     logits = emb.apply(p, x, method=emb.attend)
     table = p["params"]["embedding"].value if hasattr(p["params"]["embedding"], "value") else p["params"]["embedding"]
     np.testing.assert_allclose(logits, np.einsum("bsd,vd->bsv", x, table) / np.sqrt(8), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kv_heads", [1, 2, 4])
+def test_grouped_query_attention_matches_a_float64_reference(kv_heads):
+    """GQA: query head n uses key/value head n // (N/G); G = N is plain multi-head attention."""
+    b, s, d, n, h = 2, 5, 12, 4, 3
+    x = jax.random.normal(jax.random.key(0), (b, s, d))
+    mha = jpnn.MultiHeadAttention(num_heads=n, head_dim=h, num_kv_heads=kv_heads)
+    params = mha.init(jax.random.key(1), x)
+    p = jax.tree.map(lambda a: np.asarray(a, np.float64), nn.meta.unbox(params))["params"]
+    assert p["key"]["kernel"].shape == (d, kv_heads, h) and p["query"]["kernel"].shape == (d, n, h)
+    xf = np.asarray(x, np.float64)
+    q = np.einsum("bsd,dnh->bsnh", xf, p["query"]["kernel"])
+    group = np.arange(n) // (n // kv_heads)  # the key/value head of every query head
+    k = np.einsum("bsd,dgh->bsgh", xf, p["key"]["kernel"])[:, :, group]
+    v = np.einsum("bsd,dgh->bsgh", xf, p["value"]["kernel"])[:, :, group]
+    causal = np.tril(np.ones((s, s), bool))[None, None]
+    want = np.einsum("bsnh,nhd->bsd", numpy_attention(q, k, v, causal), p["out"]["kernel"])
+    got = jax.jit(lambda prm, x: mha.apply(prm, x, is_causal=True))(params, x)
+    np.testing.assert_allclose(np.asarray(got), want, atol=1e-5, rtol=1e-5)
+
+
+def test_grouped_query_attention_rejects_groups_that_do_not_divide_the_heads():
+    x = jnp.zeros((1, 2, 8))
+    with pytest.raises(Exception, match="num_kv_heads=3 must be at least 1 and divide num_heads=4"):
+        jpnn.MultiHeadAttention(num_heads=4, head_dim=2, num_kv_heads=3).init(jax.random.key(0), x)
+
+
+def test_swiglu_matches_numpy():
+    x = jax.random.normal(jax.random.key(2), (2, 3, 6))
+    mlp = jpnn.SwiGLU(mlp_dim=10)
+    params = mlp.init(jax.random.key(3), x)
+    p = jax.tree.map(lambda a: np.asarray(a, np.float64), nn.meta.unbox(params))["params"]
+    assert set(p) == {"gate", "up", "down"} and all(set(p[k]) == {"kernel"} for k in p)  # no biases
+    xf = np.asarray(x, np.float64)
+    gate, up = xf @ p["gate"]["kernel"], xf @ p["up"]["kernel"]
+    want = (gate / (1 + np.exp(-gate)) * up) @ p["down"]["kernel"]
+    np.testing.assert_allclose(np.asarray(mlp.apply(params, x)), want, atol=1e-5, rtol=1e-5)

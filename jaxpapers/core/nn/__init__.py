@@ -3,6 +3,7 @@
     from jaxpapers.core import nn as jpnn
     block = jpnn.TransformerBlock(num_heads=4, head_dim=16, mlp_dim=128, attn_impl="xla")
 
+* ``MultiHeadAttention(num_kv_heads=G)``: grouped-query attention; :class:`SwiGLU`: the gated MLP of Llama.
 * :class:`Einsum`: the one projection layer (kernel at its true shape, logical names, any input rank);
   ``MultiHeadAttention`` (``query``/``key``/``value``/``out``) and ``MlpBlock`` (``wi``/``wo``) use it.
 * ``act_axes``: every layer constrains its activations with the logical names of its input's axes
@@ -34,7 +35,7 @@ from jaxpapers.core.nn.graph import (
     get_gnn_layer,
     pad_graphs,
 )
-from jaxpapers.core.nn.mlp import MlpBlock
+from jaxpapers.core.nn.mlp import MlpBlock, SwiGLU
 from jaxpapers.core.nn.norm import layer_norm, rms_norm
 from jaxpapers.core.nn.rotary import apply_rotary, rope_angles
 
@@ -46,6 +47,7 @@ __all__ = [
     "GNN_LAYERS",
     "GraphBatch",
     "SAGELayer",
+    "SwiGLU",
     "get_gnn_layer",
     "pad_graphs",
     "SEQUENCE_ACT",

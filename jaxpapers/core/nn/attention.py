@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import axes
-from jaxpapers.core.errors import UnknownNameError
+from jaxpapers.core.errors import ConfigError, UnknownNameError
 from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 from jaxpapers.core.nn.norm import rms_norm
 
@@ -92,10 +92,15 @@ class MultiHeadAttention(nn.Module):
     receives q/k/v in that layout, so inputs of rank > 3 need an implementation that understands them.
     ``qk_fn(q, k) -> (q, k)`` is applied after the optional per-head QK RMS-norm, e.g. to add RoPE.
     Extra keyword arguments of ``__call__`` go to the implementation.
+
+    Grouped-query attention (Ainslie et al. 2023): ``num_kv_heads`` G < N key/value heads (N divisible by G),
+    each shared by N/G consecutive query heads; ``key``/``value`` kernels are then [D, G, H] and are repeated to
+    N heads before the implementation, so every implementation serves GQA unchanged. None: G = N.
     """
 
     num_heads: int
     head_dim: int
+    num_kv_heads: int | None = None
     impl: str | AttentionFn = "xla"
     qk_norm: bool = False
     use_bias: bool = False
@@ -118,11 +123,17 @@ class MultiHeadAttention(nn.Module):
         heads_act = (*self.act_axes[:-1], axes.HEADS, axes.KV)
         kw = dict(use_bias=self.use_bias, dtype=self.dtype, param_dtype=self.param_dtype)
 
-        def proj(name: str) -> jax.Array:
-            y = Einsum((d_model, n, h), (axes.EMBED, axes.HEADS, axes.KV), "...d,dnh->...nh", **kw, name=name)(x)
+        g = n if self.num_kv_heads is None else self.num_kv_heads
+        if g < 1 or n % g:
+            raise ConfigError(f"num_kv_heads={g} must be at least 1 and divide num_heads={n}")
+
+        def proj(name: str, heads: int) -> jax.Array:
+            y = Einsum((d_model, heads, h), (axes.EMBED, axes.HEADS, axes.KV), "...d,dnh->...nh", **kw, name=name)(x)
             return constrain(y, heads_act)
 
-        q, k, v = proj("query"), proj("key"), proj("value")
+        q, k, v = proj("query", n), proj("key", g), proj("value", g)
+        if g != n:  # each key/value head serves n // g consecutive query heads
+            k, v = (constrain(jnp.repeat(t, n // g, axis=-2), heads_act) for t in (k, v))
         if self.qk_norm:
             q = rms_norm("query_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(q)
             k = rms_norm("key_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(k)

@@ -45,3 +45,29 @@ class MlpBlock(nn.Module):
         h = nn.Dropout(self.dropout)(h, deterministic=deterministic)
         y = Einsum((self.mlp_dim, out), (axes.MLP, axes.EMBED), "...f,fd->...d", **kw, name="wo")(h)
         return constrain(y, self.act_axes)
+
+
+class SwiGLU(nn.Module):
+    """``down(silu(gate(x)) ⊙ up(x))`` (Shazeer 2020, "GLU Variants Improve Transformer", eq. 6; Llama's MLP).
+
+    Params ``gate`` and ``up`` [EMBED, MLP], ``down`` [MLP, EMBED], no biases; ``act_axes`` as in :class:`MlpBlock`.
+    """
+
+    mlp_dim: int
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
+
+    @nn.compact
+    def __call__(self, x: Float[Array, "*batch D"]) -> Float[Array, "*batch D"]:
+        lead, d = self.act_axes[:-1], x.shape[-1]
+        kw = dict(kernel_init=nn.initializers.xavier_uniform(), dtype=self.dtype, param_dtype=self.param_dtype)
+        x = constrain(x, self.act_axes)
+
+        def proj(name: str) -> jax.Array:
+            h = Einsum((d, self.mlp_dim), (axes.EMBED, axes.MLP), "...d,df->...f", **kw, name=name)(x)
+            return constrain(h, (*lead, axes.MLP))
+
+        h = nn.silu(proj("gate")) * proj("up")
+        y = Einsum((self.mlp_dim, d), (axes.MLP, axes.EMBED), "...f,fd->...d", **kw, name="down")(h)
+        return constrain(y, self.act_axes)
