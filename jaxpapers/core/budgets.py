@@ -35,11 +35,14 @@ DEFAULT = PaperBudget()
 # measured as CI runs each step: verify two papers at a time, tests and notebooks on two workers; CI fails
 # only past 1.25x a ceiling, 1.5x the slowest run. Measured seconds in brackets. The ceilings set in session 8
 # came from runs that shared the 2 cores with other work (every test folder took 1.8-2x its time here). Each
-# ceiling is a known cost to come down from, not a target.
+# ceiling is a known cost to come down from, not a target. Five test ceilings were raised on 2026-12-03 after the
+# clean-clone CI of 15399eb (cold caches; the cores partly shared during its first minutes) took 11.7 min of
+# tests against 8-10.5 before: fuxvit 225 -> 280, vlm_objectives 150 -> 170, llm_economics 45 -> 65,
+# adversary_directed and cot_hierarchy 40 -> 50 s.
 EXCEPTIONS: dict[str, PaperBudget] = {
     "fuxvit": PaperBudget(
         verify_s=525.0,  # [390, 374, 435 s; F8a 106-117 s]
-        tests_s=225.0,  # [185, 169, 171 s]
+        tests_s=280.0,  # [185, 169, 171 s; 276 s in the clean-clone CI of 15399eb, cold caches, partly shared cores]
         notebook_s=30.0,  # [14, 15, 25 s]
         reason="trains nine small video transformers (F7, F8a on 3 seeds), compiles 8-device sharded programs (F9) "
         "and runs the Pallas kernel in interpret mode (F5)",
@@ -52,7 +55,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "vlm_objectives": PaperBudget(
         verify_s=335.0,  # the sum of its claims' budgets [198-226 s; V2a 77-95 s, V2b 61 s here, 133 s once on CI]
-        tests_s=150.0,  # [121, 114, 105 s]
+        tests_s=170.0,  # [121, 114, 105 s; 166 s in the CI of 15399eb]
         reason="V2 trains six objectives' linear towers on 5 seeds x 2 presets: 512 x 512 pairwise logits per step",
     ),
     "resource_allocation": PaperBudget(
@@ -61,9 +64,12 @@ EXCEPTIONS: dict[str, PaperBudget] = {
         reason="float64 sweeps checked against SciPy",
     ),
     "llm_economics": PaperBudget(
-        tests_s=45.0,  # [31, 30, 34 s]
+        tests_s=65.0,  # [31, 30, 34 s; 63 s in the CI of 15399eb]
         notebook_s=30.0,  # [14, 23, 18 s]
         reason="SciPy reference optimisers for every claim",
+    ),
+    "adversary_directed": PaperBudget(
+        tests_s=50.0, reason="exact game values by brute force in tests [24 s; 44 s in the CI of 15399eb]"
     ),
     "merge_calculus": PaperBudget(notebook_s=25.0, reason="the notebook sweeps five graph families [10, 17, 12 s]"),
     "timely_generation": PaperBudget(
@@ -75,6 +81,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     ),
     "cot_hierarchy": PaperBudget(
         verify_s=80.0,  # [64, 59, 64 s]
+        tests_s=50.0,  # [22 s; 45 s in the CI of 15399eb]
         notebook_s=25.0,  # [13, 15, 18 s]
         reason="H2 compiles three cache sizes and decodes a 2,200-step palindrome (15-17 s)",
     ),
