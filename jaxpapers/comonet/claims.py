@@ -82,8 +82,8 @@ CLAIMS = [
         "shapes: the convexity tangent bound y(x + 0.5e₅) ≥ y(x) + 0.5 ∂₅y(x) and every pointwise shape check "
         "(float64) hold at every point on every seed, while the MLP violates a declared shape at ≥ 1% of the points "
         "on every seed; out-of-range RMSE per seed and per variable is reported, not judged",
-        source="our construction (consequence of guarantees that hold outside the data); criterion revised in "
-        "issue 12: the spec's RMSE_out ratio has no power at 3 seeds",
+        source="our construction (consequence of guarantees that hold outside the data); criterion revised on "
+        "2026-12-01: the spec's RMSE_out ratio has no power at 3 seeds",
         kind="ordering",
         experiment=".experiments.synthetic:measure_extrapolation",
         config="comonet/synthetic",

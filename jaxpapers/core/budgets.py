@@ -31,9 +31,9 @@ class PaperBudget:
 DEFAULT = PaperBudget()
 
 # Ceilings about 20 % above the slowest of three runs on 2 cores with an EMPTY compilation cache and nothing
-# else running (session 9: standalone runs, then the clean-clone CI runs of commits cd769e3 and aaabe22),
+# else running (2026-12-02: standalone runs, then the clean-clone CI runs of commits cd769e3 and aaabe22),
 # measured as CI runs each step: verify two papers at a time, tests and notebooks on two workers; CI fails
-# only past 1.25x a ceiling, 1.5x the slowest run. Measured seconds in brackets. The ceilings set in session 8
+# only past 1.25x a ceiling, 1.5x the slowest run. Measured seconds in brackets. The ceilings of commit caa3a09
 # came from runs that shared the 2 cores with other work (every test folder took 1.8-2x its time here). Each
 # ceiling is a known cost to come down from, not a target. Five test ceilings were raised on 2026-12-03 after the
 # clean-clone CI of 15399eb (cold caches; the cores partly shared during its first minutes) took 11.7 min of
@@ -119,7 +119,7 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
     "dp_bounds/D4-lm-extraction": (90.0, "pretraining + DP-SGD + attack on a real LM: 58 CPU-s, 67 s loaded"),
     "fuxvit/F8a-motion-needs-fusion": (
         145.0,
-        "judged on 3 fresh seeds (issue 12), one training each: 97-111 s with an empty compilation cache",
+        "judged on 3 fresh seeds, one training each: 97-111 s with an empty compilation cache",
     ),
 }
 
@@ -133,7 +133,7 @@ FIXED_S = {
     "wheel": 90.0,  # [69 s]
 }
 # Summed seconds over wall seconds with two processes on 2 cores, measured on an empty compilation cache with
-# nothing else running (session 9; standalone runs, then the clean-clone CI run): default tests 968 s summed in
+# nothing else running (2026-12-02; standalone runs, then the clean-clone CI run): default tests 968 s summed in
 # 520 s of wall time, 908 s in 497 s; verify --jobs 2 1,150 s of claims in 611 s, 1,075 s in 567 s; notebooks
 # 167 s in 109 s, 223 s in 140 s (13 notebooks of unequal length on two workers).
 TESTS_SPEEDUP = 1.8

@@ -89,6 +89,18 @@ def stale_readmes(results_json: str | Path | None = None, *, write: bool = False
     return stale
 
 
+def api_names(readme_text: str) -> list[str]:
+    """Names listed in a README's ``## API`` section: one bullet per name, the name first, in backticks.
+
+    A paper's ``__all__`` must equal this list (``tests/core/test_public_api.py``), so what a reader of the
+    README looks for at ``import jaxpapers.<paper> as p; p.<name>`` is exactly what is there.
+    """
+    match = re.search(r"^## API[^\n]*\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
+    if match is None:
+        return []
+    return re.findall(r"^[-*] `([A-Za-z_][A-Za-z0-9_]*)`", match.group(1), re.M)
+
+
 def _strip_status(text: str) -> str:
     return re.sub(r"\| [^|\n]* \|\n", "|\n", text)
 

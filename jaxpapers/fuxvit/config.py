@@ -209,7 +209,7 @@ DEFAULT_INDEX: dict[str, str] = {"kinetics": "train.csv", "ssv2": "train.json", 
 
 @dataclasses.dataclass(frozen=True)
 class PretrainData:
-    """The ``data`` group of ``configs/fuxvit/pretrain.py`` (spec "Data"; issue 13 item 6).
+    """The ``data`` group of ``configs/fuxvit/pretrain.py`` (spec "Data").
 
     Attributes:
       source: ``generated`` (moving shapes + bundled images, made lazily by index), ``kinetics``

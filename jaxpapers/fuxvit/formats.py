@@ -12,7 +12,7 @@ frames at a fixed ``fps`` up to ``max_frames``. A video may instead be stored as
 JPEG frames named like the file without its extension (``abc_000010_000020/00000.jpg``); such folders
 decode without PyAV (this is what the tests write).
 
-For ``jaxpapers train fuxvit/pretrain --config.data.source=...`` (issue 13 item 6):
+For ``jaxpapers train fuxvit/pretrain --config.data.source=...``:
 :func:`pretraining_records` indexes a source from the ``data`` group's paths, and :class:`ReadClip`
 is the grain map transform that decodes, resizes and pads one record (run in grain's worker
 processes when ``data.worker_count`` > 0; ``train.real_rows`` builds the pipeline).

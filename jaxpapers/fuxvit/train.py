@@ -135,7 +135,7 @@ class _Select:
 
 
 def real_rows(cfg: ml_collections.ConfigDict) -> grain.MapDataset:
-    """Packed rows of a real ``data.source`` as an endless grain dataset (issue 13 item 6).
+    """Packed rows of a real ``data.source`` as an endless grain dataset.
 
     This process's slice of the records (every ``process_count``-th), shuffled with ``cfg.seed`` afresh
     every epoch, repeated; then grain map transforms decode and resize each record

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: bad input never costs a run. Each case of the reliability review that gave a
+"""Bad input never costs a run. Each case of the reliability review that gave a
 traceback or a silently wrong run is one clear line (the argument, the value, what is allowed), exit 2,
 checked before any training or claim work starts."""
 

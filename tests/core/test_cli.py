@@ -25,7 +25,7 @@ def test_list_and_describe(capsys):
 
 
 def test_list_imports_no_jax_and_every_experiment_resolves():
-    """Issue 14: `jaxpapers list` answers without importing JAX (claims name their experiments as
+    """`jaxpapers list` answers without importing JAX (claims name their experiments as
     "module:function" strings, resolved only when a claim runs) -- and every such string resolves."""
     probe = (
         "import sys; from jaxpapers import cli; rc = cli.main(['list']); "

@@ -191,7 +191,7 @@ def test_tensorboard_event_files_are_written(tmp_path):
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
 def test_sigterm_inside_a_job_saves_the_current_step_and_resumes_exactly(tmp_path):
-    """Issue 13: SIGTERM (a preemption notice) at step 7 saves step 7 with its data iterator and returns;
+    """SIGTERM (a preemption notice) at step 7 saves step 7 with its data iterator and returns;
     the next run resumes there, bit-identical to an uninterrupted run. Outside a job SIGTERM is untouched."""
     full = run(tmp_path / "full", 12)
     term = lambda step, state, metrics: os.kill(os.getpid(), signal.SIGTERM) if step == 7 else None  # noqa: E731
@@ -224,7 +224,7 @@ def _rewind_iterator(step_dir):
 
 @pytest.mark.parametrize("damage", [_truncate_manifest, _delete_iterator_state, _rewind_iterator])
 def test_a_damaged_newest_checkpoint_falls_back_to_the_newest_intact_one(tmp_path, damage):
-    """Issue 13: truncated files, a missing data-iterator state or one that disagrees with the copy saved
+    """Truncated files, a missing data-iterator state or one that disagrees with the copy saved
     beside it make the step unusable: the run warns, naming the step, and resumes from the one before --
     never with the data silently restarted. The result equals an uninterrupted run."""
     full = run(tmp_path / "full", 16)
@@ -249,7 +249,7 @@ def test_no_intact_checkpoint_is_one_clear_error(tmp_path):
 
 
 def test_a_relative_workdir_saves_and_resumes(tmp_path, monkeypatch):
-    """Issue 13: orbax needs absolute paths; a relative --workdir used to crash at the first save."""
+    """Orbax needs absolute paths; a relative --workdir used to crash at the first save."""
     monkeypatch.chdir(tmp_path)
     run("runs/rel", 6)
     assert run("runs/rel", 8).resumed_from == 6
@@ -280,7 +280,7 @@ def test_logged_rows_carry_throughput_and_learning_rate(tmp_path):
 
 
 def test_gradient_accumulation_equals_the_larger_batch(tmp_path):
-    """Issue 13: grad_accum=2 over batches of 8 makes the same updates as one batch of 16 (the mean of two
+    """grad_accum=2 over batches of 8 makes the same updates as one batch of 16 (the mean of two
     micro-batch means is the mean of the batch; the records arrive in the same order)."""
     from jaxpapers.core.train import LoopConfig, train_model
 

@@ -229,7 +229,7 @@ def _lower_model_step(platform, depth=2, p_side=4, frames=3):
 
 @pytest.mark.slow  # three whole-model traces: 7.7 s at load 5, 85 s at load 12 (default tests are over budget)
 def test_whole_model_lowers_with_the_platform_kernel_for_cuda_and_tpu():
-    """Issue 15: a whole FuxViT train step (loss + gradients, 2 gated FSA layers) lowers on this CPU with
+    """A whole FuxViT train step (loss + gradients, 2 gated FSA layers) lowers on this CPU with
     the platform's kernel in every layer: for cuda 3 Triton calls per layer (forward, dQ, dK/dV; no
     Mosaic GPU), for tpu 3 Mosaic calls per layer. Without ``lowering_platform`` the tracing backend
     (cpu) picks interpret mode, and a cuda lowering then holds no kernel at all: the reason it exists."""

@@ -78,7 +78,7 @@ def test_unknown_task_is_rejected():
 
 
 def test_the_full_pretraining_preset_generates_rows_lazily():
-    """Issue 13 item 6: the full preset's 100,000 rows of 64K tokens (about 7.7 TB) are a lazy source:
+    """The full preset's 100,000 rows of 64K tokens (about 7.7 TB) are a lazy source:
     nothing is generated at construction, one block stays within ROW_BLOCK_BYTES, and any row is
     reproducible from (seed, block)."""
     from jaxpapers.core.config import load
@@ -98,7 +98,7 @@ def test_the_full_pretraining_preset_generates_rows_lazily():
 
 
 # --------------------------------------------------------------------------------------------------
-# Real data sources (issue 13 item 6): tiny datasets written by tests/fuxvit/test_formats.py
+# Real data sources: tiny datasets written by tests/fuxvit/test_formats.py
 # --------------------------------------------------------------------------------------------------
 
 FRAMES_PER_ROW = 5  # token_budget 20 / P = (8 px / patch 4)² = 4

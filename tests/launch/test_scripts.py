@@ -1,4 +1,4 @@
-"""The launch scripts (issue 13 item 5), run against a fake ``gcloud`` that records what it is asked."""
+"""The launch scripts, run against a fake ``gcloud`` that records what it is asked."""
 
 import os
 import shutil

@@ -1,4 +1,4 @@
-"""``jaxpapers train`` as a job (issue 13): workdir and resume-config checks before any work, the
+"""``jaxpapers train`` as a job: workdir and resume-config checks before any work, the
 start-up summary and plain job-log lines, and multi-host start-up rules."""
 
 import json

@@ -4,7 +4,7 @@ GPU → ``pallas_gpu`` (Triton, compiled); TPU → ``pallas_tpu`` (scalar prefet
 here); CPU → ``pallas_gpu`` in interpret mode (values only; slow, for tests and tiny models).
 ``platform`` overrides the detection, e.g. "cuda" when lowering ahead of time for a GPU on a CPU; for a
 whole model (whose layers call :func:`fsa_fine_pallas` without it), trace inside
-``with lowering_platform("cuda"):`` (issue 15: the model lowered with the platform's kernel from a CPU).
+``with lowering_platform("cuda"):`` (the model lowered with the platform's kernel from a CPU).
 
 Letters: B batch, N heads, T query frames, S key frames, K selection slots, P tokens per frame, H head dim.
 """
