@@ -6,7 +6,8 @@ codebooks), the codec (:class:`FactorCodec`, :func:`PlainCodec`, losses), GAN di
 decoder (:mod:`.flow`, :mod:`.flow_decoder`), its training phases (:mod:`.train`), the offline data worlds
 (digit and attribute), loaders and grain pipelines (:mod:`.data`), probes, and the ``experiments`` and
 ``figures`` submodules.
-The language-model half (UniALM itself) is added by a later change under ``lm.py``/``sequence.py``.
+The language model: :class:`UniALM` (:mod:`.lm`; experts, backbone and depth decoder), its config and the
+closed-form :func:`parameter_count`.
 """
 
 from jaxpapers.unialm import (
@@ -17,6 +18,7 @@ from jaxpapers.unialm import (
     flow,
     flow_decoder,
     gan,
+    lm,
     probes,
     quantize,
     studies,
@@ -45,10 +47,15 @@ from jaxpapers.unialm.config import (
     MixConfig,
     ProbeConfig,
 )
+from jaxpapers.unialm.lm import UniALM, UniALMConfig, parameter_count
 from jaxpapers.unialm.quantize import ResidualVQ, VectorQuantizer, code_usage_stats, codes_to_embeddings
 from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
 
 __all__ = [
+    "UniALM",
+    "UniALMConfig",
+    "lm",
+    "parameter_count",
     "AnalysisBranch",
     "AnalysisEncoder",
     "AttributeWorldConfig",

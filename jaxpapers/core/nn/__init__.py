@@ -3,7 +3,8 @@
     from jaxpapers.core import nn as jpnn
     block = jpnn.TransformerBlock(num_heads=4, head_dim=16, mlp_dim=128, attn_impl="xla")
 
-* ``MultiHeadAttention(num_kv_heads=G)``: grouped-query attention; :class:`SwiGLU`: the gated MLP of Llama.
+* ``MultiHeadAttention(num_kv_heads=G)``: grouped-query attention; :class:`SwiGLU`: the gated MLP of Llama;
+  :class:`DecoderBlock`: the Llama block (RMSNorm, GQA with RoPE, SwiGLU; optionally the identity at init).
 * :class:`Einsum`: the one projection layer (kernel at its true shape, logical names, any input rank);
   ``MultiHeadAttention`` (``query``/``key``/``value``/``out``) and ``MlpBlock`` (``wi``/``wo``) use it.
 * ``act_axes``: every layer constrains its activations with the logical names of its input's axes
@@ -22,7 +23,7 @@ from jaxpapers.core.nn.attention import (
     register_attention,
     xla_attention,
 )
-from jaxpapers.core.nn.block import TransformerBlock, TransformerStack, stack_layers
+from jaxpapers.core.nn.block import DecoderBlock, TransformerBlock, TransformerStack, stack_layers
 from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
 from jaxpapers.core.nn.embed import PatchEmbed, TokenEmbed
 from jaxpapers.core.nn.graph import (
@@ -41,6 +42,7 @@ from jaxpapers.core.nn.rotary import apply_rotary, rope_angles
 
 __all__ = [
     "ATTENTION_IMPLS",
+    "DecoderBlock",
     "GATLayer",
     "GCNLayer",
     "GINLayer",

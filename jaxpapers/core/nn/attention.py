@@ -22,7 +22,7 @@ from jaxtyping import Array, Bool, Float
 
 from jaxpapers.core import axes
 from jaxpapers.core.errors import ConfigError, UnknownNameError
-from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, Initializer, constrain
 from jaxpapers.core.nn.norm import rms_norm
 
 AttentionFn = Callable[..., jax.Array]
@@ -96,6 +96,8 @@ class MultiHeadAttention(nn.Module):
     Grouped-query attention (Ainslie et al. 2023): ``num_kv_heads`` G < N key/value heads (N divisible by G),
     each shared by N/G consecutive query heads; ``key``/``value`` kernels are then [D, G, H] and are repeated to
     N heads before the implementation, so every implementation serves GQA unchanged. None: G = N.
+    ``out_init`` replaces the output projection's initializer (``nn.initializers.zeros``: the layer adds
+    nothing to a residual stream at initialisation).
     """
 
     num_heads: int
@@ -104,6 +106,7 @@ class MultiHeadAttention(nn.Module):
     impl: str | AttentionFn = "xla"
     qk_norm: bool = False
     use_bias: bool = False
+    out_init: Initializer | None = None
     act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
@@ -142,5 +145,12 @@ class MultiHeadAttention(nn.Module):
         out = get_attention(self.impl)(q, k, v, mask=mask, is_causal=is_causal, **impl_kwargs)
         chex.assert_shape(out, q.shape)
         out = constrain(out, heads_act)
-        y = Einsum((n, h, d_model), (axes.HEADS, axes.KV, axes.EMBED), "...nh,nhd->...d", **kw, name="out")(out)
+        y = Einsum(
+            (n, h, d_model),
+            (axes.HEADS, axes.KV, axes.EMBED),
+            "...nh,nhd->...d",
+            **kw,
+            kernel_init=self.out_init,
+            name="out",
+        )(out)
         return constrain(y, self.act_axes)

@@ -24,8 +24,8 @@ from jaxtyping import Array, Bool, Float
 from jaxpapers.core import axes
 from jaxpapers.core.nn.attention import AttentionFn, MultiHeadAttention
 from jaxpapers.core.nn.einsum import SEQUENCE_ACT, constrain
-from jaxpapers.core.nn.mlp import MlpBlock
-from jaxpapers.core.nn.norm import layer_norm
+from jaxpapers.core.nn.mlp import MlpBlock, SwiGLU
+from jaxpapers.core.nn.norm import layer_norm, rms_norm
 from jaxpapers.core.nn.rotary import apply_rotary
 
 
@@ -83,6 +83,59 @@ class TransformerBlock(nn.Module):
             name="mlp",
         )(h, deterministic=self.deterministic)
         x = x + nn.Dropout(self.dropout)(h, deterministic=self.deterministic)
+        return constrain(x, self.act_axes)
+
+
+class DecoderBlock(nn.Module):
+    """The Llama decoder block: x ← x + Attn(RMSNorm(x)); x ← x + SwiGLU(RMSNorm(x)).
+
+    Grouped-query attention with ``num_kv_heads`` key/value heads (None: one per query head), RoPE by
+    ``angles`` (:func:`rope_angles` of the positions), causal unless ``is_causal=False``; ``mask``
+    (broadcastable to [B, N, S, S]; x is [B, S, D]) further restricts the admissible keys. ``zero_init_residual`` zeroes the
+    attention-output and MLP-down kernels, so the block is exactly the identity at initialisation (a layer
+    inserted into a trained model leaves its outputs unchanged). Params ``attn_norm``, ``attn``, ``mlp_norm``,
+    ``mlp``.
+    """
+
+    num_heads: int
+    head_dim: int
+    mlp_dim: int
+    num_kv_heads: int | None = None
+    attn_impl: str | AttentionFn = "xla"
+    is_causal: bool = True
+    zero_init_residual: bool = False
+    act_axes: tuple[str, ...] = SEQUENCE_ACT
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
+
+    @nn.compact
+    def __call__(
+        self,
+        x: Float[Array, "*batch D"],
+        mask: Bool[Array, "..."] | None = None,
+        angles: Float[Array, "..."] | None = None,
+    ) -> Float[Array, "*batch D"]:
+        x = constrain(x, self.act_axes)
+        zero = nn.initializers.zeros if self.zero_init_residual else None
+        kw = dict(act_axes=self.act_axes, dtype=self.dtype, param_dtype=self.param_dtype)
+        qk_fn = None
+        if angles is not None:
+            qk_fn = lambda q, k: (apply_rotary(q, angles), apply_rotary(k, angles))  # noqa: E731
+        if mask is not None:  # [B or 1, N or 1, S, S] -> [B, N, S, S], the layout implementations take
+            mask = jnp.broadcast_to(mask, (x.shape[0], self.num_heads, x.shape[-2], x.shape[-2]))
+        h = rms_norm("attn_norm", param_dtype=self.param_dtype)(x).astype(self.dtype)
+        h = MultiHeadAttention(
+            self.num_heads,
+            self.head_dim,
+            num_kv_heads=self.num_kv_heads,
+            impl=self.attn_impl,
+            out_init=zero,
+            **kw,
+            name="attn",
+        )(h, mask=mask, is_causal=self.is_causal, qk_fn=qk_fn)
+        x = x + h
+        h = rms_norm("mlp_norm", param_dtype=self.param_dtype)(x).astype(self.dtype)
+        x = x + SwiGLU(self.mlp_dim, down_init=zero, **kw, name="mlp")(h)
         return constrain(x, self.act_axes)
 
 

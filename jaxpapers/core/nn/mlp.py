@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxpapers.core import axes
-from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, constrain
+from jaxpapers.core.nn.einsum import SEQUENCE_ACT, Einsum, Initializer, constrain
 
 
 class MlpBlock(nn.Module):
@@ -51,9 +51,11 @@ class SwiGLU(nn.Module):
     """``down(silu(gate(x)) ⊙ up(x))`` (Shazeer 2020, "GLU Variants Improve Transformer", eq. 6; Llama's MLP).
 
     Params ``gate`` and ``up`` [EMBED, MLP], ``down`` [MLP, EMBED], no biases; ``act_axes`` as in :class:`MlpBlock`.
+    ``down_init`` replaces the ``down`` initializer (zeros: the block outputs 0 at initialisation).
     """
 
     mlp_dim: int
+    down_init: Initializer | None = None
     act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
@@ -69,5 +71,6 @@ class SwiGLU(nn.Module):
             return constrain(h, (*lead, axes.MLP))
 
         h = nn.silu(proj("gate")) * proj("up")
-        y = Einsum((self.mlp_dim, d), (axes.MLP, axes.EMBED), "...f,fd->...d", **kw, name="down")(h)
+        down_kw = kw if self.down_init is None else {**kw, "kernel_init": self.down_init}
+        y = Einsum((self.mlp_dim, d), (axes.MLP, axes.EMBED), "...f,fd->...d", **down_kw, name="down")(h)
         return constrain(y, self.act_axes)
