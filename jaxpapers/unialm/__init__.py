@@ -7,7 +7,8 @@ decoder (:mod:`.flow`, :mod:`.flow_decoder`), its training phases (:mod:`.train`
 (digit and attribute), loaders and grain pipelines (:mod:`.data`), probes, and the ``experiments`` and
 ``figures`` submodules.
 The language model: :class:`UniALM` (:mod:`.lm`; experts, backbone and depth decoder), its config and the
-closed-form :func:`parameter_count`.
+closed-form :func:`parameter_count`; its sequence layer (:mod:`.sequence`: id layout, task formats, loss
+masks, CFG drop, packing and collation).
 """
 
 from jaxpapers.unialm import (
@@ -21,6 +22,7 @@ from jaxpapers.unialm import (
     lm,
     probes,
     quantize,
+    sequence,
     studies,
 )
 from jaxpapers.unialm.codec import (
@@ -56,6 +58,7 @@ __all__ = [
     "UniALMConfig",
     "lm",
     "parameter_count",
+    "sequence",
     "AnalysisBranch",
     "AnalysisEncoder",
     "AttributeWorldConfig",
