@@ -8,7 +8,8 @@ decoder (:mod:`.flow`, :mod:`.flow_decoder`), its training phases (:mod:`.train`
 ``figures`` submodules.
 The language model: :class:`UniALM` (:mod:`.lm`; experts, backbone and depth decoder), its config and the
 closed-form :func:`parameter_count`; its sequence layer (:mod:`.sequence`: id layout, task formats, loss
-masks, CFG drop, packing and collation).
+masks, CFG drop, packing and collation), its loss (:func:`lm_loss`) and the four-stage recipe's optimizer masks
+(:mod:`.stages`).
 """
 
 from jaxpapers.unialm import (
@@ -23,6 +24,7 @@ from jaxpapers.unialm import (
     probes,
     quantize,
     sequence,
+    stages,
     studies,
 )
 from jaxpapers.unialm.codec import (
@@ -49,7 +51,7 @@ from jaxpapers.unialm.config import (
     MixConfig,
     ProbeConfig,
 )
-from jaxpapers.unialm.lm import UniALM, UniALMConfig, parameter_count
+from jaxpapers.unialm.lm import UniALM, UniALMConfig, lm_loss, parameter_count
 from jaxpapers.unialm.quantize import ResidualVQ, VectorQuantizer, code_usage_stats, codes_to_embeddings
 from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
 
@@ -57,8 +59,10 @@ __all__ = [
     "UniALM",
     "UniALMConfig",
     "lm",
+    "lm_loss",
     "parameter_count",
     "sequence",
+    "stages",
     "AnalysisBranch",
     "AnalysisEncoder",
     "AttributeWorldConfig",

@@ -323,3 +323,37 @@ def backbone_lm_logits(params: Any, cfg: UniALMConfig, tokens: Int[Array, "B L"]
     p = nn.meta.unbox(params)["params"]
     keep = {k: p[k] for k in p if k in ("text_embed", "final_norm") or k.startswith("backbone")}
     return _BackboneLM().apply({"params": keep}, tokens)
+
+
+def lm_loss(
+    outputs: dict[str, jax.Array],
+    frames: Int[Array, "B L Q1"],
+    loss_mask: Bool[Array, "B L Q1"],
+    audio_weight: float = 1.0,
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """Spec §3 step 7: CE_text + λ_a·(1/Q)·Σ_c CE_c.
+
+    CE_text is the mean over frames t+1 whose text column is in the loss (``loss_mask[:, t+1, Q]``) of
+    −log softmax(text_logits[t])[F[t+1, Q]]; CE_c the mean over the depth decoder's valid slots whose target
+    frame has codebook c in the loss. Returns the loss and ``{text_ce, audio_ce, audio_ce_<c>, audio_acc_<c>}``.
+    """
+    q = frames.shape[-1] - 1
+    text_mask = loss_mask[:, 1:, q].astype(jnp.float32)  # [B, L-1]
+    text_nll = -jnp.take_along_axis(
+        jax.nn.log_softmax(outputs["text_logits"][:, :-1].astype(jnp.float32)), frames[:, 1:, q, None], axis=-1
+    )[..., 0]
+    text_ce = (text_nll * text_mask).sum() / jnp.maximum(text_mask.sum(), 1.0)
+    pos, targets = outputs["audio_positions"], outputs["audio_targets"]
+    length = frames.shape[1]
+    target_mask = jnp.take_along_axis(loss_mask[..., :q], jnp.minimum(pos + 1, length - 1)[..., None], axis=1)
+    audio_mask = (target_mask & outputs["audio_valid"][..., None]).astype(jnp.float32)  # [B, M, Q]
+    logp = jax.nn.log_softmax(outputs["audio_logits"].astype(jnp.float32))
+    audio_nll = -jnp.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]  # [B, M, Q]
+    counts = jnp.maximum(audio_mask.sum((0, 1)), 1.0)
+    per_codebook = (audio_nll * audio_mask).sum((0, 1)) / counts  # [Q]
+    correct = (jnp.argmax(logp, -1) == targets).astype(jnp.float32)
+    accuracy = (correct * audio_mask).sum((0, 1)) / counts
+    audio_ce = per_codebook.mean()
+    metrics = {"text_ce": text_ce, "audio_ce": audio_ce}
+    metrics |= {f"audio_ce_{c}": per_codebook[c] for c in range(q)} | {f"audio_acc_{c}": accuracy[c] for c in range(q)}
+    return text_ce + audio_weight * audio_ce, metrics

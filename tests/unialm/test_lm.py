@@ -165,3 +165,39 @@ def test_vocabulary_layout_matches_the_spec():
     """[0, K_a) analysis | K_a + 5 specials | recon codes at [V_A, V_A + K_r) | 3 specials: V = K_a + K_r + 8."""
     cfg = lm.UniALMConfig.paper()
     assert cfg.analysis_vocab == 4096 + 5 and cfg.codebook_vocab == 4096 + 5 + 8192 + 3
+
+
+def test_lm_loss_matches_a_numpy_loop(model_and_params, apply):
+    """CE_text over text-target frames t+1 predicted at t, plus the mean over codebooks of each codebook's CE over
+    its audio targets (a plain loop over batch, positions and codebooks in float64)."""
+    _, params = model_and_params
+    audio = _audio_mask()
+    frames, audio_j = _frames(jax.random.key(6), 2, 9, audio)
+    rng = np.random.default_rng(0)
+    loss_mask = rng.uniform(size=(2, 9, CFG.codebooks + 1)) < 0.6
+    loss_mask[..., :-1] &= audio[..., None]
+    loss_mask[..., -1] &= ~audio
+    out, _ = apply(params, frames, audio_j)
+    loss, metrics = lm.lm_loss(out, frames, jnp.asarray(loss_mask))
+    f = np.asarray(frames)
+    tl = np.asarray(out["text_logits"], np.float64)
+    nll = []
+    for b in range(2):
+        for t in range(8):
+            if loss_mask[b, t + 1, -1]:
+                z = tl[b, t] - tl[b, t].max()
+                nll.append(np.log(np.exp(z).sum()) - z[f[b, t + 1, -1]])
+    al = np.asarray(out["audio_logits"], np.float64)
+    per_c = []
+    for c in range(CFG.codebooks):
+        vals = []
+        for b in range(2):
+            for t in range(8):
+                if audio[b, t + 1] and loss_mask[b, t + 1, c]:
+                    m = [int(x) for x in np.asarray(out["audio_positions"][b])].index(t)
+                    z = al[b, m, c] - al[b, m, c].max()
+                    vals.append(np.log(np.exp(z).sum()) - z[f[b, t + 1, c]])
+        per_c.append(np.mean(vals))
+    np.testing.assert_allclose(float(metrics["text_ce"]), np.mean(nll), rtol=1e-5)
+    np.testing.assert_allclose([float(metrics[f"audio_ce_{c}"]) for c in range(CFG.codebooks)], per_c, rtol=1e-5)
+    np.testing.assert_allclose(float(loss), np.mean(nll) + np.mean(per_c), rtol=1e-5)
