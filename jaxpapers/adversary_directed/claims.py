@@ -124,7 +124,9 @@ CLAIMS = [
         statement="Agnostic dichotomy: Hedge's exact expected regret is ≤ √((T/2) ln|H|_S|) in every run; with finite "
         "PLdim (thresholds, intervals; AgnosticRandom and AgnosticAntiLearner) its log-log slope in T is in "
         "[0.35, 0.80] and regret/T decreases; with infinite PLdim (all subsets vs random labels, prefix class vs "
-        "PerfectTreeRandom) regret ≥ 0.45·T at every T and the slope is ≥ 0.95",
+        "PerfectTreeRandom) regret ≥ 0.45·T at every T and the slope is ≥ 0.95. Against random labels every "
+        "learner loses T/2 in expectation, so the learner-dependent check is the anti-learner's: its regret is at "
+        "least the random adversary's at every T, and Hedge's loss against it is ≥ T/2",
         source="seed abstract (agnostic Θ(T) vs Θ̃(√T)); Hedge bound: Cesa-Bianchi & Lugosi 2006",
         kind="scaling",
         experiment=".experiments.agnostic:measure",
@@ -135,6 +137,8 @@ CLAIMS = [
             Above(0.0, on="finite_min_decrease_of_regret_over_T", strict=True),
             Above(0.95, on="infinite_slopes"),
             Above(0.45, on="infinite_min_regret_over_T"),
+            Above(0.0, on="anti_minus_random_regret"),
+            Above(0.5, on="anti_learner_loss_over_T"),
         ),
         budget_s={"quick": 45},
         predicted_text="√T-type (finite PLdim) vs ≥ T/2 (infinite PLdim)",

@@ -62,7 +62,10 @@ CLAIMS = [
         statement="A byte-level transformer DP-SGD-fine-tuned on records with planted passwords (Zipf and uniform "
         "prior groups): at every finite ε, for exact and top-10 predicates, both groups and both attacks (LR, "
         "prior-only), K ≤ k_0.01 (B3) and K ≤ the 0.999-quantile of Binomial(m, B2/m); the non-private control "
-        "(ε = ∞) LR top-10 success is ≥ 1.5 κ_top10 (Zipf) and ≥ 5 κ_top10 (uniform)",
+        "(ε = ∞) LR top-10 success is ≥ 1.5 κ_top10 (Zipf) and ≥ 5 κ_top10 (uniform); B3 reads the replace-one "
+        "profile: its cap exceeds the add/remove profile's in every cell. At quick (ε = 1) the LR attack sits at "
+        "the prior-only level, so the finite-ε comparison is a plumbing check that cannot see under-noised "
+        "DP-SGD (the noise calibration is pinned by the unit tests)",
         source=_SRC + "; attack: Carlini et al. (Secret Sharer) style likelihood ratio",
         kind="guarantee",
         experiment=".experiments.extraction:measure_extraction",
@@ -73,6 +76,7 @@ CLAIMS = [
                 AllHold(on="binq_violations"),
                 Above(1.5, on="control_zipf"),
                 Above(5.0, on="control_uniform"),
+                Above(0, on="b3_cap_minus_add_remove_cap", strict=True),
             ),
             tiny=_TINY,
         ),
@@ -97,7 +101,10 @@ CLAIMS = [
     Claim(
         id="dp_bounds/D6-baseline-order",
         statement="Risk depends on the baseline: in D4's fine-tune, LR-attack exact and top-10 success of the "
-        "Zipf-prior group is strictly above the uniform-prior group's at every finite ε (B1 ordering reported only)",
+        "Zipf-prior group is strictly above the uniform-prior group's at every finite ε (B1 ordering reported only; "
+        "the prior-only attack's gaps are reported beside: at quick they are close to the LR attack's, 0.125 vs "
+        "0.156 exact, because the ε = 1 fine-tune teaches the attack almost nothing, so the ordering measured "
+        "there is mostly the priors' own, κ_exact 0.163 against 1/256)",
         source=_SRC,
         kind="ordering",
         experiment=".experiments.extraction:measure_baseline_order",

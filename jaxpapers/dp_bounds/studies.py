@@ -34,13 +34,46 @@ def _binom_quantile(m: int, b: float, level: float = 0.999) -> int:
 
 
 def bound_rows(kappa: float, m: int, f_add, profile_replace, beta: float, report_beta: float) -> dict:
-    """B2 (expectation, add/remove curve), its Binomial 0.999-quantile, and B3 caps (replace-one profile)."""
+    """B2 (expectation, add/remove curve), its Binomial 0.999-quantile, and B3 caps (replace-one profile); beside
+    them ``cap_add_remove``, the cap the add/remove profile would give (smaller: the spec's Pitfall of mixing
+    the two relations up makes B3 invalid), reported so that a B3 computed from the wrong relation shows."""
     with jax.enable_x64(True):
         b1 = float(rero_bound(f_add, kappa))
         kap = jnp.full(m, kappa)
         cap = int(high_prob_cap(profile_replace, kap, beta))
         cap_r = int(high_prob_cap(profile_replace, kap, report_beta))
-    return {"B1": b1, "B2": m * b1, "binq": _binom_quantile(m, b1), "cap": cap, "cap_report": cap_r}
+        cap_add = int(high_prob_cap(f_add, kap, beta))
+    return {
+        "B1": b1,
+        "B2": m * b1,
+        "binq": _binom_quantile(m, b1),
+        "cap": cap,
+        "cap_report": cap_r,
+        "cap_add_remove": cap_add,
+    }
+
+
+def _f64(a):
+    return jnp.asarray(a, jnp.float64)
+
+
+def lm_profiles(q: float, sigma: float, steps: int, grid, **acct) -> tuple[Profile, Profile]:
+    """``(add/remove profile, replace-one profile)`` of DP-SGD in float64 (PLD accountant): B2 reads the first
+    (an add/remove guarantee on each target), B3 the second (it needs replace-one, spec "Bounds")."""
+    with jax.enable_x64(True):
+        f_add = Profile(*map(_f64, accounting.dpsgd_profile(q, sigma, steps, grid, "add_remove", **acct)))
+        prof_rep = Profile(*map(_f64, accounting.dpsgd_profile(q, sigma, steps, grid, "replace_one", **acct)))
+    return f_add, prof_rep
+
+
+def tabular_mus(eps: float, delta: float, s_add: float, s_replace: float) -> tuple[float, float, float]:
+    """``(σ, μ_add, μ_replace)`` of the Gaussian marginal release at (ε, δ): σ calibrated on the add/remove
+    sensitivity (μ_add-GDP ⇔ (ε, δ)), and the replace-one μ = s_replace / σ that B3 reads (ε = ∞: σ = 0)."""
+    if math.isinf(eps):
+        return 0.0, math.inf, math.inf
+    mu = gdp_mu_for_eps(eps, delta)
+    sigma = s_add / mu
+    return sigma, mu, s_replace / sigma
 
 
 @functools.cache
@@ -130,16 +163,9 @@ def _lm_run(lc: LMConfig, seed: int) -> dict:
         }
         if private_run:
             acct = dict(truncated_batch_size=lc.capacity, dataset_size=n, discretization=lc.discretization)
-            f_add = Profile(
-                *map(jnp.asarray, accounting.dpsgd_profile(lc.q, sigma, lc.dp_steps, grid, "add_remove", **acct))
-            )
-            prof_rep = Profile(
-                *map(jnp.asarray, accounting.dpsgd_profile(lc.q, sigma, lc.dp_steps, grid, "replace_one", **acct))
-            )
+            f_add, prof_rep = lm_profiles(lc.q, sigma, lc.dp_steps, grid, **acct)
             run["eps_replace"] = accounting.dpsgd_epsilon(lc.q, sigma, lc.dp_steps, lc.delta, "replace_one", **acct)
             with jax.enable_x64(True):
-                f_add = Profile(*(jnp.asarray(a, jnp.float64) for a in f_add))
-                prof_rep = Profile(*(jnp.asarray(a, jnp.float64) for a in prof_rep))
                 for g in GROUPS:
                     for p in PREDS:
                         run["bounds"][(g, p)] = bound_rows(
@@ -171,8 +197,9 @@ def _tab_run(tc: TabularConfig, seed: int) -> dict:
     tri_sec = marginals.secret_triples(tc.d_pub, tc.d_sec)
     sec_rows = np.isin(np.arange(len(tri_all)), np.nonzero((tri_all >= tc.d_pub).any(1))[0])
     s_add, s_rep = marginals.sensitivities(tc.d_pub, tc.d_sec)
-    mus = [math.inf if math.isinf(e) else gdp_mu_for_eps(e, tc.delta) for e in tc.eps]
-    sigmas = np.array([0.0 if math.isinf(mu) else s_add / mu for mu in mus])
+    noise = [tabular_mus(e, tc.delta, s_add, s_rep) for e in tc.eps]
+    mus = [mu for _, mu, _ in noise]
+    sigmas = np.array([sg for sg, _, _ in noise])
     # Host NumPy draws: a jax.random.normal per shape costs seconds of XLA compile on a busy CPU.
     rng = np.random.default_rng(1000 + seed)
     full = np.concatenate([table.public, table.secret], axis=1)
@@ -206,7 +233,7 @@ def _tab_run(tc: TabularConfig, seed: int) -> dict:
                 run["K"][(p, a)] = int(np.asarray(s).sum())
                 run["rate"][(p, a)] = float(np.asarray(s).mean())
         if not math.isinf(eps):
-            mu_rep = s_rep / sg
+            mu_rep = noise[j][2]
             run["mu_replace"] = mu_rep
             with jax.enable_x64(True):
                 f_add = gdp_tradeoff(mu)

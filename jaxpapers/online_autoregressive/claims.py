@@ -7,25 +7,31 @@ log ceiling without its constant; O6 is a measured proxy (halving against one ad
 
 from __future__ import annotations
 
-from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim, Close, SlopeIn
+from jaxpapers.core.claims import Above, AllHold, AllOf, Below, ByPreset, Claim, Close, Report, SlopeIn, WithinCI
 
 
 def _scaling_claim(claim_id: str, learner: str, experiment: str) -> Claim:
-    """O6 split by feedback (O6a E2E, O6b CoT): the spec's criterion, unchanged, for each."""
-    bounded = (Below(0.0, on="max_minus_log2_n"), Below(2.0, on="max_over_min_over_m"))
+    """O6 split by feedback (O6a E2E, O6b CoT): the max/min over M of the means is reported (spec O6, revised
+    2026-12-03); the full preset judges the bound and the d² fit. The judged quick check is O6c."""
+    bounded = Below(0.0, on="max_minus_log2_n")
     fit = (Above(0.0, on="fit_a", strict=True), Above(0.95, on="fit_r2"), Above(0.5, on="fit_quad_share"))
     return Claim(
         id=claim_id,
         statement=f"{learner} against the greedy splitting adversary on LTF_d^M (d = 2, 3, 4; M = 1, 4, 16; "
-        "20 seeds) makes ≤ log2 N(d) mistakes and its mean varies by at most 2x over M (a measured proxy of "
-        "Θ(d²) for every M; full preset: mean ≈ a·d² + b over d = 2..6 with a > 0, R² ≥ 0.95, a·d² ≥ 50% at d = 6)",
-        source="arXiv 2605.06819 (Θ(d²) in both models for every M); spec claim O6",
+        "20 seeds): the max/min over M of the mean mistakes, reported beside the exact ratio of expectations "
+        "(d ≤ 3; a measured proxy of Θ(d²) for every M, not judged: the exact CoT ratio at d = 2 is 2.0); full "
+        "preset: ≤ log2 N(d) mistakes and mean ≈ a·d² + b over d = 2..6 with a > 0, R² ≥ 0.95, a·d² ≥ 50% at "
+        "d = 6",
+        source="arXiv 2605.06819 (Θ(d²) in both models for every M); spec claim O6 (revised 2026-12-03)",
         kind="scaling",
         experiment=experiment,
         config="online_autoregressive/ltf_games",
-        predicate=ByPreset(AllOf(*bounded), full=AllOf(*bounded, *fit)),
+        predicate=ByPreset(
+            Report("max/min over M reported beside the exact ratio (spec O6, revised); judged in O6c"),
+            full=AllOf(bounded, *fit),
+        ),
         budget_s={"quick": 15},
-        predicted_text="≤ log2 N(d) = 3.81, 6.70, 10.88; stable in M",
+        predicted_text="exact max/min over M: see details; ≤ log2 N(d) = 3.81, 6.70, 10.88",
     )
 
 
@@ -51,14 +57,17 @@ CLAIMS = [
     Claim(
         id="online_autoregressive/O2-cot-removes-m",
         statement="With CoT feedback the same latch class costs one mistake for every M: the exact CoT game value "
-        "is 1 (small M), CoTSOA makes exactly 1 mistake against the CoT latch adversary and at most Ldim(F) = 1 "
-        "against random targets and prompts, while E2E learners in the same games make 1 + ⌊log2 M⌋",
+        "is 1 (small M); CoTSOA makes exactly 1 mistake against the CoT latch adversary followed by random prompts "
+        "on the target it revealed (the latch adversary alone stops after one mistake for any learner, because "
+        "its revealed chain pins k: the continuation is what a learner that ignores the chain fails), and at "
+        "most Ldim(F) = 1 against random targets and prompts, while E2E learners in the same games make "
+        "1 + ⌊log2 M⌋",
         source="arXiv 2605.06819 (CoT bound independent of M); CoTSOA argument: spec",
         kind="guarantee",
         experiment=".experiments.latch:measure_cot",
         config="online_autoregressive/latch",
         predicate=AllOf(
-            Close(on="cot_latch_mistakes"),
+            Close(on="cot_latch_continued_mistakes"),
             Below(1, on="cot_random_max_mistakes"),
             Close(on="e2e_halving_mistakes"),
             Close(on="cot_value"),
@@ -125,6 +134,20 @@ CLAIMS = [
         "CoT halving over the base class (chain updates; the greedy adversary reveals the most common chain that "
         "contradicts the prediction)",
         ".experiments.ltf:measure_games_cot",
+    ),
+    Claim(
+        id="online_autoregressive/O6c-ltf-exact-expectation",
+        statement="The same games (halving vs the greedy splitting adversary, E2E and CoT, 20 seeds): for every "
+        "d ≤ 3 of the grid and every M, the seed mean of the jitted games lies within 3 standard errors (per-seed "
+        "spread) of the exact expected number of mistakes over the adversary's uniform ties, computed by a "
+        "string-level reference (zero spread: the mean equals it); and every game makes ≤ log2 N(d) mistakes",
+        source="spec claim O6 (revised 2026-12-03); exact expectations: string-level reference (reference.py)",
+        kind="closed_form",
+        experiment=".experiments.ltf:measure_games_exact",
+        config="online_autoregressive/ltf_games",
+        predicate=AllOf(WithinCI(3.0, on="mean_mistakes"), Below(0.0, on="max_minus_log2_n")),
+        budget_s={"quick": 10},
+        predicted_text="E2E d=2: 3, 2, 2; d=3: 47/8, 5, 5; CoT d=2: 3, 3/2, 3/2; d=3: 47/8, 15/4, 15/4",
     ),
     Claim(
         id="online_autoregressive/O7-ltf-count",

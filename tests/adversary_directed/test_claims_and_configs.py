@@ -85,6 +85,7 @@ def test_tiny_exact_and_agnostic_measurements():
     assert m.measured["det_mismatches"] == 0 and m.measured["rand_max_abs_err"] < 1e-5
     m = agnostic.measure(_tiny("agnostic"), key)
     assert m.measured["bound_violations"] == 0 and m.measured["infinite_min_regret_over_T"] >= 0.45
+    assert min(m.measured["anti_minus_random_regret"]) >= 0 and m.measured["anti_learner_loss_over_T"] >= 0.5
 
 
 @pytest.mark.claims

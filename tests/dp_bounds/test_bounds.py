@@ -136,3 +136,35 @@ def test_bad_inputs_raise_one_clear_error():
 def test_float32_is_refused():
     with jax.enable_x64(False), pytest.raises(PrecisionError, match="float64"):
         B.rero_bound(T.Profile(np.zeros(1), np.zeros(1)), 0.1)
+
+
+def test_study_bounds_read_the_replace_one_profile_for_b3():
+    """Spec Pitfall "mixing the relations up makes B3 invalid": the setting-A study's B3 caps come from the
+    replace-one PLD profile (equal to ``high_prob_cap`` of ``dpsgd_profile(..., "replace_one")``), B2 from the
+    add/remove one, and the replace-one cap is the larger, so a B3 built from add/remove shows; setting B's
+    replace-one μ is s_replace / σ with σ calibrated on the add/remove sensitivity."""
+    from jaxpapers.dp_bounds import accounting, marginals, studies
+
+    q, sigma, steps, m = 0.25, 9.5, 100, 32  # the quick preset's DP-SGD at ε = 1 (attacks config)
+    acct = dict(truncated_batch_size=32, dataset_size=64, discretization=1e-3)
+    grid = T.default_eps_grid()
+    f_add, prof_rep = studies.lm_profiles(q, sigma, steps, grid, **acct)
+    with jax.enable_x64(True):
+        for prof, rel in ((f_add, "add_remove"), (prof_rep, "replace_one")):
+            want = accounting.dpsgd_profile(q, sigma, steps, grid, rel, **acct)
+            np.testing.assert_allclose(np.asarray(prof.delta), want[1], rtol=0, atol=0)
+            assert prof.delta.dtype == np.float64
+        gaps = []
+        for kappa in (0.04, 0.2):
+            row = studies.bound_rows(kappa, m, f_add, prof_rep, 0.01, 0.05)
+            kap = jax.numpy.full(m, kappa)
+            assert row["cap"] == int(B.high_prob_cap(prof_rep, kap, 0.01))
+            assert row["cap_add_remove"] == int(B.high_prob_cap(f_add, kap, 0.01))
+            assert row["B1"] == pytest.approx(float(B.rero_bound(f_add, kappa)))
+            gaps.append(row["cap"] - row["cap_add_remove"])
+    assert min(gaps) > 0, gaps
+    s_add, s_rep = marginals.sensitivities(12, 6)
+    sg, mu_add, mu_rep = studies.tabular_mus(1.0, 1e-5, s_add, s_rep)
+    assert mu_add == pytest.approx(T.gdp_mu_for_eps(1.0, 1e-5)) and sg == pytest.approx(s_add / mu_add)
+    assert mu_rep == pytest.approx(mu_add * s_rep / s_add) and mu_rep > mu_add
+    assert studies.tabular_mus(float("inf"), 1e-5, s_add, s_rep) == (0.0, float("inf"), float("inf"))

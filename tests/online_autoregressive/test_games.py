@@ -115,3 +115,36 @@ def test_chain_bitsets_too_large_for_memory_stop_with_one_clear_error(monkeypatc
     want = r"chain bitsets of 1 class\(es\) x 4 prompts x 1 chain labels x 64 generators"
     with pytest.raises(ConfigError, match=want):
         games.chain_sets(codes, np.ones((1, 64), bool))
+
+
+def test_exact_expectation_check_passes_the_games_and_fails_a_game_without_the_chain_cut():
+    """O6c at a tiny grid: the predicted values are the string-level reference's; the jitted games pass the
+    3-standard-error check, and the same games with the CoT chain cut forgotten (one chain label per prompt, so
+    V keeps every member with the revealed final token) fail it."""
+    from fractions import Fraction
+
+    from jaxpapers.core.claims import Measurement as Ms
+    from jaxpapers.core.claims import WithinCI
+
+    assert ltf.exact_expectations((2, 3, 4), (1, 4), "cot") == {
+        (2, 1): 3,
+        (2, 4): Fraction(3, 2),
+        (3, 1): Fraction(47, 8),
+        (3, 4): Fraction(15, 4),
+    }
+    groups, _ = ltf.game_inputs((2, 3), (1, 4))
+    noise = ltf.groups_noise(groups, 20, 6, 0.5)
+    cut_forgotten = {k: (o, None if c is None else np.zeros_like(c), v) for k, (o, c, v) in groups.items()}
+
+    def check(grp):
+        got = ltf.play_game_groups(grp, noise, fast_compile=True)
+        mean, se, want = [], [], []
+        for d, m in ((2, 4), (3, 4)):
+            row = got[(d, (m,), "cot")][0].astype(float)
+            mean.append(row.mean())
+            se.append(row.std(ddof=1) / np.sqrt(row.size))
+            want.append(float(greedy_halving_expectation(d, m, "cot")))
+        return WithinCI(3.0)(Ms(measured=np.array(mean), predicted=np.array(want), stderr=np.array(se))).verdict
+
+    assert check(groups) == "pass"
+    assert check(cut_forgotten) == "fail"

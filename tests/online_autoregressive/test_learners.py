@@ -100,3 +100,29 @@ def test_bad_inputs():
         A.LatchAdversary(g.ltf_class(2), 2)
     with pytest.raises(Exception, match="feedback='both'"):
         A.LatchAdversary(g.latch_class([0, 1], 4), 2, "both")
+
+
+def test_latch_game_continued_on_random_prompts_tells_a_broken_cot_learner():
+    """O2's check: the CoT latch adversary stops after one mistake for any learner (its chain pins k); played on
+    with random prompts against the revealed k, CoTSOA stays at 1 while a learner whose chain update never
+    advances the context (it learns the wrong contexts) keeps paying."""
+
+    class StuckContext(Ln.CoTSOA):
+        def update_chain(self, x, chain):
+            v, cols = self.v, self.cols
+            for tok in np.asarray(chain, dtype=bool).tolist():
+                a = v & cols[int(x)]
+                v = a if tok else v ^ a
+            self.v = v
+
+    m, r = 4, 24
+    cls, prompts = g.latch_class(np.arange(r), r), np.arange(r)
+    totals = {}
+    for name, learner_cls in (("cot_soa", Ln.CoTSOA), ("stuck", StuckContext)):
+        learner, adv = learner_cls(cls, m), A.LatchAdversary(cls, m, "cot")
+        first = A.play_game(learner, adv, 4 * m + 64)
+        target = int(np.flatnonzero(adv.cand)[0])
+        more = A.RandomAdversary(cls, m, target, prompts, np.random.default_rng(0), "cot")
+        totals[name] = (first, first + A.play_game(learner, more, 100))
+    assert totals["cot_soa"] == (1, 1)
+    assert totals["stuck"][0] == 1 and totals["stuck"][1] > 1, totals

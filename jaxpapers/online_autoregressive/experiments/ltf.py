@@ -9,6 +9,7 @@ import numpy as np
 from jaxpapers.core import memo
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.online_autoregressive.config import LTFExactConfig, LTFGamesConfig
 from jaxpapers.online_autoregressive.games import play_groups, tie_noise
 from jaxpapers.online_autoregressive.generators import _pow2, ltf_class
@@ -141,11 +142,30 @@ def games_study(gc: LTFGamesConfig, key: jax.Array) -> dict:
     return memo.shared("online_autoregressive/ltf_games", gc, key, fn=lambda: play_ltf_games(gc, key))
 
 
+EXACT_MAX_D = 3  # the string-level reference enumerates weights in {-2..2}: every threshold function for d <= 3
+
+
+def exact_expectations(ds, ms, feedback: str) -> dict[tuple[int, int], object]:
+    """Exact expected mistakes (``fractions.Fraction``) of halving vs greedy for every d ≤ 3 of ``ds`` and every
+    M of ``ms``, from the string-level reference :mod:`..reference` (not from the games program)."""
+    from jaxpapers.online_autoregressive.reference import greedy_halving_expectation
+
+    return {(d, m): greedy_halving_expectation(d, m, feedback) for d in ds if d <= EXACT_MAX_D for m in ms}
+
+
 def _measure_games(cfg: ml_collections.ConfigDict, key: jax.Array, feedback: str) -> Measurement:
+    """O6a/O6b: the max/min over M of the 20-seed means (reported, beside the exact ratio where the reference
+    gives it), the largest excess over log2 N(d) and, in full, the quadratic fit."""
     gc = to_dataclass(LTFGamesConfig, cfg.ltf_games)
     res = games_study(gc, key)
     bound = {d: float(np.log2(res[d]["n"])) for d in gc.ds}
     means = {d: res[d][feedback].mean(axis=1) for d in gc.ds}
+    exact = exact_expectations(gc.ds, gc.ms, feedback)
+    exact_ratio = {
+        d: float(max(exact[(d, m)] for m in gc.ms) / min(exact[(d, m)] for m in gc.ms))
+        for d in gc.ds
+        if d <= EXACT_MAX_D
+    }
     measured = {
         "max_minus_log2_n": float(max(res[d][feedback].max() - bound[d] for d in gc.ds)),
         "max_over_min_over_m": np.array([v.max() / max(v.min(), 1e-9) for v in means.values()]),
@@ -157,10 +177,13 @@ def _measure_games(cfg: ml_collections.ConfigDict, key: jax.Array, feedback: str
 
     return Measurement(
         measured=measured,
-        predicted={"log2_N": np.array([bound[d] for d in gc.ds])},
+        predicted={"log2_N": np.array([bound[d] for d in gc.ds])}
+        | ({"exact_max_over_min_over_m": np.array(list(exact_ratio.values()))} if exact_ratio else {}),
         n=sum(res[d][feedback].size for d in gc.ds),
         details={"ms": list(gc.ms), "ds": list(gc.ds), "log2_N": [round(bound[d], 3) for d in gc.ds]}
-        | {f"mean_mistakes_d{d}": np.round(v, 3).tolist() for d, v in means.items()},
+        | {f"mean_mistakes_d{d}": np.round(v, 3).tolist() for d, v in means.items()}
+        | {f"exact_mean_d{d}": [str(exact[(d, m)]) for m in gc.ms] for d in exact_ratio}
+        | {f"exact_max_over_min_d{d}": round(r, 4) for d, r in exact_ratio.items()},
         figures={
             f"ltf_games_{feedback}": ltf_figure(
                 gc.ds, list(gc.ms), {(d, feedback): means[d] for d in gc.ds}, [bound[d] for d in gc.ds]
@@ -171,10 +194,56 @@ def _measure_games(cfg: ml_collections.ConfigDict, key: jax.Array, feedback: str
 
 
 def measure_games_e2e(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
-    """O6a: E2E halving vs greedy: ≤ log2 N(d) mistakes, mean varies ≤ 2x over M for each d."""
+    """O6a: E2E halving vs greedy: max/min over M of the means (reported), ≤ log2 N(d), full: d² fit."""
     return _measure_games(cfg, key, "e2e")
 
 
 def measure_games_cot(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
     """O6b: the same games under CoT feedback (halving over the base class, chain updates)."""
     return _measure_games(cfg, key, "cot")
+
+
+def measure_games_exact(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
+    """O6c: the seed means of the jitted games against the exact expectations of the string-level reference.
+
+    Cells (d, M, feedback) for every d ≤ 3 of the grid, every M, E2E and CoT, in ``details["cells"]`` order;
+    ``stderr`` is the per-seed sample standard deviation / √seeds (zero where every seed made the same number
+    of mistakes, so the mean must then equal the exact value); ``max_minus_log2_n`` over every game of the grid
+    (every d, both feedbacks). The same games as O6a/O6b (one shared study)."""
+    gc = to_dataclass(LTFGamesConfig, cfg.ltf_games)
+    if min(gc.ds) > EXACT_MAX_D:
+        raise ConfigError(
+            f"ltf_games.ds={tuple(gc.ds)} is not allowed for O6c: it needs some d ≤ {EXACT_MAX_D} (the reference's)"
+        )
+    res = games_study(gc, key)
+    cells, mean, se, want, exact_text = [], [], [], [], []
+    for fb in ("e2e", "cot"):
+        exact = exact_expectations(gc.ds, gc.ms, fb)
+        for d, m in sorted(exact):
+            row = res[d][fb][list(gc.ms).index(m)].astype(np.float64)
+            cells.append(f"d={d} M={m} {fb}")
+            mean.append(row.mean())
+            se.append(row.std(ddof=1) / np.sqrt(row.size) if row.size > 1 else 0.0)
+            want.append(float(exact[(d, m)]))
+            exact_text.append(str(exact[(d, m)]))
+    bound = {d: float(np.log2(res[d]["n"])) for d in gc.ds}
+    excess = max(float(res[d][fb].max()) - bound[d] for d in gc.ds for fb in ("e2e", "cot"))
+    mean, se, want = np.array(mean), np.array(se), np.array(want)
+    return Measurement(
+        measured={"mean_mistakes": mean, "max_minus_log2_n": excess},
+        predicted={"mean_mistakes": want},
+        stderr={"mean_mistakes": se},
+        n=int(sum(res[d][fb].size for d in gc.ds for fb in ("e2e", "cot"))),
+        details={
+            "cells": cells,
+            "exact": exact_text,
+            "mean": np.round(mean, 4).tolist(),
+            "stderr": np.round(se, 4).tolist(),
+            "err_over_se": [
+                round(float(abs(a - b) / s), 3) if s > 0 else (0.0 if a == b else float("inf"))
+                for a, b, s in zip(mean, want, se, strict=True)
+            ],
+            "seeds": gc.seeds,
+            "log2_N": [round(bound[d], 3) for d in gc.ds],
+        },
+    )
