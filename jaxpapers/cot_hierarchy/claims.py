@@ -78,7 +78,9 @@ CLAIMS = [
     Claim(
         id="cot_hierarchy/H5-reverse-cost",
         statement="The decode loop's score-evaluation counter equals S(n, T) = H_tot·T(2n+T+1)/2 at every T and its "
-        "OLS exponent in T over {256, …, 2048} (n = 4) is 2.00 ± 0.03: the CoT → TM simulation is quadratic",
+        "OLS exponent in T over {256, …, 2048} (n = 4) is 2.00 ± 0.03: the CoT → TM simulation is quadratic (the "
+        "counter sums the attention-mask sizes, so the exponent follows from the count: the exact equality is the "
+        "evidence)",
         source=_SRC + " (CoT → TM direction)",
         kind="scaling",
         experiment=".experiments.cost:measure_cost",
@@ -111,12 +113,16 @@ CLAIMS = [
     Claim(
         id="cot_hierarchy/H7-precision",
         statement="Palindromes n ∈ {16, 32, 48, 64, 80}: float64 read scores are exact everywhere, float32 scores "
-        "exact at n = 16; the first n where float32 reads go wrong is reported (informational)",
+        "exact at n = 16, and each path computes its scores in the dtype it is labelled with (checked on the traced "
+        "program: float32 products on the float32 path only); the first n where float32 reads go wrong is reported "
+        "(informational), with whether float32 failed anywhere in the sweep",
         source=_SRC + " (numerics of the read head)",
         kind="guarantee",
         experiment=".experiments.lengths:measure_precision",
         config="cot_hierarchy/lengths",
-        predicate=AllOf(AllHold(on="f64_wrong_reads"), AllHold(on="f32_wrong_at_smallest_n")),
+        predicate=AllOf(
+            AllHold(on="f64_wrong_reads"), AllHold(on="f32_wrong_at_smallest_n"), AllHold(on="score_dtype_mismatches")
+        ),
         budget_s={"quick": 40},
         x64=True,
         predicted_text="f64 exact; f32 first fails near n = 64 (numpy emulation)",

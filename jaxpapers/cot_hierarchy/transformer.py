@@ -255,3 +255,26 @@ def forced_argmax(params, arch: Arch, tokens: ArrayLike) -> tuple[Int[Array, "b 
     if tokens.ndim != 2:
         raise ConfigError(f"tokens have shape {tokens.shape}; expected (b, L)")
     return _forced(params, tokens, arch)
+
+
+def _dot_dtypes(jaxpr, found: set) -> set:
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "dot_general":
+            found.add(str(eqn.outvars[0].aval.dtype))
+        for p in eqn.params.values():
+            for sub in p if isinstance(p, (list, tuple)) else (p,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    _dot_dtypes(inner, found)
+    return found
+
+
+def score_dot_dtypes(params, arch: Arch, tokens: ArrayLike) -> set[str]:
+    """Dtypes of every dot product in the traced teacher-forcing program (:func:`forced_argmax`), nested scans and
+    jits included. All matrix products of this transformer run in float64 except the read scores ``k·q``, so the
+    set is ``{"float64"}`` for ``score_dtype="float64"`` and contains ``"float32"`` iff float32 scores are really
+    computed (tracing only, nothing compiles)."""
+    require_x64("cot_hierarchy.score_dot_dtypes")
+    tokens = jnp.asarray(tokens, jnp.int32)
+    closed = jax.make_jaxpr(lambda p, t: _forced(p, t, arch))(params, tokens)
+    return _dot_dtypes(closed.jaxpr, set())

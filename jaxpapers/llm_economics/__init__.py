@@ -26,7 +26,7 @@ from jaxpapers.llm_economics.closed_form import (
 )
 from jaxpapers.llm_economics.config import CALIBRATED_R0, FirmConfig, SolverOptions
 from jaxpapers.llm_economics.demand import loglogistic_share, loguniform_share, pareto_share, revenue
-from jaxpapers.llm_economics.model import FirmParams, param_grid, profit
+from jaxpapers.llm_economics.model import FirmParams, concat_params, param_grid, profit
 from jaxpapers.llm_economics.scaling_laws import (
     BESIROGLU,
     HOFFMANN_ROUNDED,
@@ -62,6 +62,7 @@ __all__ = [
     "Solution",
     "SolverOptions",
     "compute_bound_exponents",
+    "concat_params",
     "experiments",
     "figures",
     "fit_trend",

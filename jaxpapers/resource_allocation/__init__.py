@@ -10,13 +10,21 @@ Public API (everything runs float64 inside ``with jax.enable_x64(True):``)::
 Modules: ``config`` (typed settings, no JAX), ``valuations`` (families, random instances), ``mechanisms``
 (Kelly, α-mechanism, budget-capped), ``equilibrium`` (nested-bisection solver, best-reply cross-check,
 deviation audit), ``welfare`` (OPT with the linear-tie rule, VCG, liquid welfare), ``families``/``bounds``
-(tight families, closed forms, the first-price limit), ``search`` (adversarial search), ``sweeps``
-(per-instance measurements), ``studies`` (sweeps shared by claims), ``experiments`` (one module per claim
+(tight families, closed forms, the first-price limit; both at the top level), ``search`` (adversarial search),
+``sweeps`` (per-instance measurements), ``studies`` (sweeps shared by claims), ``experiments`` (one module per claim
 group), ``figures``, ``claims``.
 """
 
 from jaxpapers.resource_allocation import experiments, figures
-from jaxpapers.resource_allocation.bounds import first_price_limit, poa_bound
+from jaxpapers.resource_allocation.bounds import (
+    alpha_family_efficiency,
+    first_price_limit,
+    kelly_family_closed_form,
+    poa_bound,
+    revenue_conjecture,
+    tight_slope,
+    two_linear_price,
+)
 from jaxpapers.resource_allocation.config import InstanceConfig, SolverConfig
 from jaxpapers.resource_allocation.equilibrium import (
     alpha_ne,
@@ -25,6 +33,7 @@ from jaxpapers.resource_allocation.equilibrium import (
     deviation_gains,
     log_weights,
 )
+from jaxpapers.resource_allocation.families import alpha_tight_family, kelly_tight_family, two_linear
 from jaxpapers.resource_allocation.mechanisms import alpha_outcome, budget_capped_outcome, kelly_outcome
 from jaxpapers.resource_allocation.sweeps import efficiency, liquid_efficiency, over_alphas
 from jaxpapers.resource_allocation.valuations import Valuation, random_budgets, random_instances, sample_instances
@@ -34,9 +43,11 @@ __all__ = [
     "InstanceConfig",
     "SolverConfig",
     "Valuation",
+    "alpha_family_efficiency",
     "alpha_ne",
     "alpha_ne_budget",
     "alpha_outcome",
+    "alpha_tight_family",
     "best_reply_ne",
     "budget_capped_outcome",
     "deviation_gains",
@@ -44,7 +55,9 @@ __all__ = [
     "experiments",
     "figures",
     "first_price_limit",
+    "kelly_family_closed_form",
     "kelly_outcome",
+    "kelly_tight_family",
     "liquid_efficiency",
     "liquid_welfare",
     "log_weights",
@@ -54,7 +67,11 @@ __all__ = [
     "poa_bound",
     "random_budgets",
     "random_instances",
+    "revenue_conjecture",
     "sample_instances",
     "social_welfare",
+    "tight_slope",
+    "two_linear",
+    "two_linear_price",
     "vcg",
 ]

@@ -31,13 +31,13 @@ def _hedge_kwargs(pc: PhaseConfig, size: int, gen: str, mode: str, eps: tuple[fl
     return dict(eps=np.asarray(eps), schedule=np.zeros(len(eps), bool), k_table=np.full(T + 1, pc.k_fixed))
 
 
-def _phase_run(pc: PhaseConfig, gen: str, f: str, mode: str, eps: tuple[float, ...]) -> dict:
+def _phase_run(pc: PhaseConfig, gen: str, f: str, mode: str, eps: tuple[float, ...], novel_only: bool) -> dict:
     coll = hard_collection(pc.J, pc.E)
     sched = a_phase(f, pc.P, pc.J, pc.E)
     T, u = sched.T, _u_track(pc, sched)
     ft = deadline_table(f, u)
     kw = _hedge_kwargs(pc, coll.size, gen, mode, eps, ft, T)
-    log = play(coll, 0, sched.x, gen, u_track=u, delta=pc.delta, **kw)
+    log = play(coll, 0, sched.x, gen, u_track=u, delta=pc.delta, novel_only=novel_only, **kw)
     k_el = np.arange(1, u + 1)  # K = L_0 = U: rank = value
     curve = np.asarray(metrics.timely_density_curve(log["credit_time"], k_el, ft, T))
     untimed = np.asarray(metrics.untimed_density_curve(log["credit_time"], k_el, T))
@@ -53,12 +53,24 @@ def _phase_run(pc: PhaseConfig, gen: str, f: str, mode: str, eps: tuple[float, .
     }
 
 
-def phase_run(pc: PhaseConfig, gen: str, f: str, mode: str = "", eps: tuple[float, ...] = ()) -> dict:
+def phase_run(
+    pc: PhaseConfig, gen: str, f: str, mode: str = "", eps: tuple[float, ...] = (), novel_only: bool = False
+) -> dict:
     """Generator ``gen`` against A_phase (K = L_0) under deadline ``f``: d_f curve, phase ends, untimed ends, h(t).
 
     ``mode='schedule'``: G2's superlinear schedule; ``mode='fixed'``: G2(ε) for every ε in ``eps`` (k = k_fixed),
-    one vmapped scan (leading axis = ε)."""
-    return memo.shared("timely_generation/phase", pc, gen, f, mode, eps, fn=lambda: _phase_run(pc, gen, f, mode, eps))
+    one vmapped scan (leading axis = ε). ``novel_only``: the Kleinberg–Mullainathan credit rule (an output already
+    revealed earns nothing; spec "Credit"), reported beside the default."""
+    return memo.shared(
+        "timely_generation/phase",
+        pc,
+        gen,
+        f,
+        mode,
+        eps,
+        novel_only,
+        fn=lambda: _phase_run(pc, gen, f, mode, eps, novel_only),
+    )
 
 
 def _sparse_run(pc: PhaseConfig, gen: str, f: str, mode: str, eps: tuple[float, ...]) -> dict:

@@ -98,3 +98,18 @@ def test_claim_runs_at_tiny(name, tmp_path):
     (claim,) = [c for c in registry.claims_of("cot_hierarchy") if c.name == name]
     res = run_claim(claim, "tiny", out_dir=tmp_path)
     assert res.verdict == EXPECTED_TINY[name], res.reason + (res.error or "")
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.cot_hierarchy")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

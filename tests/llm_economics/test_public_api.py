@@ -29,6 +29,21 @@ def test_claims_name_measure_functions_and_e3_is_a_calibration_point():
 def test_public_api_is_narrow():
     assert len(paper.__all__) == len(set(paper.__all__)) <= 40
     assert {"experiments", "figures", "reference"} <= set(paper.__all__)
-    for gone in ("data_bound_profit", "fit_exponents", "loglog_slope", "concat_params", "tpp_spend"):
+    for gone in ("data_bound_profit", "fit_exponents", "loglog_slope", "tpp_spend"):
         assert gone not in paper.__all__
     assert not hasattr(paper.model, "data_bound_profit")
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.llm_economics")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

@@ -129,8 +129,13 @@ def test_law_measurements_on_an_exact_study(monkeypatch):
     m4 = laws.measure_equal_depth(cfg, key)
     c16, d16 = mc.merge_coefficient(mc.residual(16)), mc.merge_coefficient(mc.residual(16, kind="depth_mup"))
     assert m4.measured["ratio"] == pytest.approx((c16 / d16) ** 0.5) and m4.measured["order_ok"].all()
+    assert m4.measured["ratio_error_factor"] == pytest.approx(1.0)
     m5 = laws.measure_transfer(cfg, key)
     assert m5.measured["err_merge"] == pytest.approx(1.0) and m5.measured["depth_minus_merge"] > 0
+    cfg2, study2 = _fake_study(lambda g: 0.9 * (mc.merge_coefficient(g) / 9.0) ** -0.25)  # half the exponent
+    monkeypatch.setattr(studies, "study", lambda _: study2)
+    m4b = laws.measure_equal_depth(cfg2, key)
+    assert m4b.measured["ratio_error_factor"] == pytest.approx((c16 / d16) ** 0.25)
     cfg, study = _fake_study(lambda g: 2.0 * mc.nominal_depth(g) ** -1.5)
     monkeypatch.setattr(studies, "study", lambda _: study)
     m1 = laws.measure_depth_law(cfg, key)
@@ -190,3 +195,18 @@ def test_public_api_and_notebook_imports():
                 module = __import__(node.module, fromlist=["_"])
                 for alias in node.names:
                     assert not alias.name.startswith("_") and hasattr(module, alias.name), (user, alias.name)
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.merge_calculus")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

@@ -19,7 +19,22 @@ def test_notebook_attribute_uses_are_in_all():
 
 
 def test_all_is_narrow_and_resolves():
-    assert len(ra.__all__) <= 28
+    assert len(ra.__all__) <= 36  # the paper's named objects (README "API"), no helpers
     for name in ra.__all__:
         assert getattr(ra, name) is not None
     assert ra.experiments.__name__.endswith("experiments") and ra.figures.__name__.endswith("figures")
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.resource_allocation")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

@@ -73,6 +73,8 @@ def test_tiny_measurements():
     np.testing.assert_allclose(m1.details["phase_ends"]["critical/lin2"], [0.75, 0.375, 0.1328125])
     np.testing.assert_allclose(m1.details["phase_ends"]["echo/n1.5"], [0.25, 0.125, 0.03125])
     assert m1.measured["final_critical_is_K"] and m1.measured["halluc_after_settle"] == 0
+    for name, novel in m1.details["phase_ends_novel_only"].items():  # novel_only credits a subset of the default
+        assert np.all(np.array(novel) <= np.array(m1.details["phase_ends"][name]) + 1e-12), name
     m4 = impossibility.measure_untimed_control(cfg, key)
     assert np.all(m4.measured["untimed_ends_but_last"] == 1.0)
     m2 = hedging.measure_superlinear(cfg, key)

@@ -103,6 +103,17 @@ def test_metrics_rank_window_and_hallucination():
     assert tg.loglog_slope(t**-0.5) == pytest.approx(-0.5)
 
 
+def test_phase_end_densities_read_the_1_based_scale():
+    """d_f(V_p) is element V_p − 1 of the curve (entry j holds scale n = j + 1), batched over leading axes."""
+    curve = np.array([[1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]])
+    ends = np.array([1, 2, 4, 8])  # V_p = 2^(p-1): scales 1, 2, 4, 8
+    got = np.asarray(tg.phase_end_densities(curve, ends))
+    want = np.array([[curve[b][n - 1] for n in ends] for b in range(2)])  # by hand: d_f(n) at n = V_p
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got[0], [1.0, 0.9, 0.7, 0.3], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tg.phase_end_densities(curve[0], np.array([3]))), [0.8], rtol=1e-6)
+
+
 def test_play_bad_inputs():
     with pytest.raises(ConfigError, match="gen='greedy'"):
         tg.play(COLL, 0, [1, 2], "greedy", u_track=8)

@@ -27,3 +27,18 @@ def test_run_experiment_tiny():
     assert set(out) == {"density_curves", "hallucination_curves", "phase_ends", "summary"}
     with pytest.raises(ConfigError, match="generators\\[0\\]='oracle'"):
         tg.run_experiment(pc, generators=("oracle",))
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.timely_generation")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

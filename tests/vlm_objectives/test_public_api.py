@@ -31,3 +31,18 @@ def test_no_function_local_paper_imports_and_no_launch(path):
             for node in ast.walk(fn):
                 if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jaxpapers"):
                     pytest.fail(f"{path}:{node.lineno}: function-local import of {node.module}")
+
+
+def test_readme_api_section_lists_exactly_all():
+    """The README's ``## API`` bullets (one name in backticks per line) are ``__all__``, in order."""
+    import importlib
+    import pathlib
+    import re
+
+    pkg = importlib.import_module("jaxpapers.vlm_objectives")
+    text = (pathlib.Path(pkg.__file__).parent / "README.md").read_text()
+    section = re.search(r"^## API\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section, "README.md needs a '## API' section"
+    listed = re.findall(r"^- `([^`]+)`$", section.group(1), re.M)
+    assert listed == list(pkg.__all__)
+    assert all(hasattr(pkg, name) for name in listed)

@@ -15,7 +15,7 @@ from jaxpapers.cot_hierarchy.config import LengthConfig
 from jaxpapers.cot_hierarchy.cost import fit_exponent
 from jaxpapers.cot_hierarchy.studies import key_rng
 from jaxpapers.cot_hierarchy.tm import TM, palindrome_tm, parity_tm, run_tm_batch
-from jaxpapers.cot_hierarchy.transformer import cache_bucket, decode, forced_argmax
+from jaxpapers.cot_hierarchy.transformer import cache_bucket, decode, forced_argmax, score_dot_dtypes
 
 
 def pal_time(n):
@@ -106,10 +106,12 @@ def precision_study(lc: LengthConfig, key: jax.Array) -> dict:
     """Teacher-forced next-token errors of palindrome_tm on palindromes with float64 and float32 read scores.
 
     Every position of the true CoT is fed in and the argmax compared with the next true token, so the count is
-    the number of wrong reads (a free-running decode is exact iff the count is 0). One scan per dtype."""
+    the number of wrong reads (a free-running decode is exact iff the count is 0). One scan per dtype.
+    ``dtypes[dtype]`` lists the dot-product dtypes of the traced program (:func:`score_dot_dtypes`), so a caller can
+    check that the score dtype asked for is the one computed."""
     rng = key_rng(key, 2)
     tm = palindrome_tm()
-    out = {}
+    out, dtypes = {}, {}
     seqs = []
     for n in lc.precision_ns:
         x = _palindromes(n, rng, 0)[0].astype(np.int32)
@@ -124,6 +126,7 @@ def precision_study(lc: LengthConfig, key: jax.Array) -> dict:
         padded = np.zeros((len(seqs), L), np.int32)
         for j, s in enumerate(seqs):
             padded[j, : len(s)] = s
+        dtypes[dtype] = sorted(score_dot_dtypes(params, arch, padded))
         am = np.asarray(forced_argmax(params, arch, padded)[0])
         wrong = [
             int(np.sum(am[j, n : len(s) - 1] != s[n + 1 :]))
@@ -131,29 +134,38 @@ def precision_study(lc: LengthConfig, key: jax.Array) -> dict:
         ]
         out[dtype] = np.array(wrong)
     out["context"] = np.array([len(s) for s in seqs])
+    out["dtypes"] = dtypes
     return out
 
 
 def measure_precision(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
-    """H7: float64 exact everywhere; float32 exact at the smallest n; the first failing n is reported."""
+    """H7: float64 exact everywhere; float32 exact at the smallest n; the first failing n is reported.
+
+    ``score_dtype_mismatches`` counts the paths whose traced program does not compute what it is labelled with: the
+    float64 path must have no float32 product, the float32 path must have one (the read scores). Without it a
+    float32 path that silently runs in float64 would pass as "exact"."""
     lc = to_dataclass(LengthConfig, cfg.lengths)
     st = precision_study(lc, key)
     ns = np.array(lc.precision_ns)
     bad32 = ns[st["float32"] > 0]
+    mismatches = int("float32" in st["dtypes"]["float64"]) + int("float32" not in st["dtypes"]["float32"])
     return Measurement(
         measured={
             "f64_wrong_reads": int(st["float64"].sum()),
             "f32_wrong_at_smallest_n": int(st["float32"][0]),
             "first_failing_n_f32": int(bad32[0]) if bad32.size else -1,
             "f32_wrong_reads": st["float32"],
+            "score_dtype_mismatches": mismatches,
+            "f32_path_exercised": bool(bad32.size),
         },
-        predicted={"f64_wrong_reads": 0, "f32_wrong_at_smallest_n": 0},
+        predicted={"f64_wrong_reads": 0, "f32_wrong_at_smallest_n": 0, "score_dtype_mismatches": 0},
         n=int(st["context"].sum()),
         details={
             "ns": ns.tolist(),
             "context_len": st["context"].tolist(),
             "f32_wrong": st["float32"].tolist(),
             "f64_wrong": st["float64"].tolist(),
+            "dot_dtypes": st["dtypes"],
             "numpy_emulation_first_failure": "n = 64 (6 reads), 19 at n = 80",
         },
         figures={"h7_precision": _precision_figure(ns, st)},

@@ -10,16 +10,21 @@ import numpy as np
 
 from jaxpapers.core.claims import Measurement
 from jaxpapers.core.config import to_dataclass
+from jaxpapers.cot_hierarchy import constructions as cons
 from jaxpapers.cot_hierarchy.api import run_machines
 from jaxpapers.cot_hierarchy.config import SimConfig
 from jaxpapers.cot_hierarchy.studies import machine_set
+from jaxpapers.cot_hierarchy.transformer import cache_bucket
 
 
 def params_hash(params) -> str:
-    """SHA-256 of every leaf of a params pytree (identical hash = the same weights)."""
-    h = hashlib.sha256()
+    """SHA-256 of the structure and every leaf (shape, dtype, bytes) of a params pytree (identical hash = the same
+    weights in the same layout; a per-machine axis changes it)."""
+    h = hashlib.sha256(str(jax.tree.structure(params)).encode())
     for leaf in jax.tree.leaves(params):
-        h.update(np.asarray(leaf).tobytes())
+        a = np.asarray(leaf)
+        h.update(f"{a.shape}{a.dtype}".encode())
+        h.update(a.tobytes())
     return h.hexdigest()[:16]
 
 
@@ -66,17 +71,24 @@ def measure_trace_match(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measu
 
 
 def measure_universal(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measurement:
-    """H3: the same machines through Construction B, one parameter set (hash checked before and after)."""
+    """H3: the same machines through Construction B, one parameter set.
+
+    ``param_sets`` counts the distinct hashes of (a) ``build_universal_params(k, g, C)`` built before any decode and
+    before any machine is seen, and (b) the params the decode of every machine actually received. They agree only
+    if one machine-independent pytree (no per-machine axis) decoded all machines."""
     sc = to_dataclass(SimConfig, cfg.sim)
     tms, xs, ns, labels = machine_set(sc, key)
+    plen = cons.universal_prompts(np.asarray(tms.delta)[:1, None], xs[:1], ns[:1], cons.universal_arch(tms.k, tms.g)[1])
+    h_before = params_hash(
+        cons.build_universal_params(tms.k, tms.g, cons.c_constant(cache_bucket(plen[0].shape[-1] + sc.t_max + 1)))
+    )
     r = run_machines(tms, xs, ns, sc.t_max, universal=True)
-    h_before = params_hash(r["params"])
     s = _summary(r, labels)
     depth = len(r["arch"].layers)
     return Measurement(
         measured={
             "mismatched_runs": s["mismatched_runs"] + s["overhead_violations"],
-            "param_sets": 1 if params_hash(r["params"]) == h_before else 2,
+            "param_sets": len({h_before, params_hash(r["params"])}),
         },
         predicted={"mismatched_runs": 0, "param_sets": 1},
         n=int(ns.size),

@@ -85,6 +85,16 @@ def identity_errors() -> dict[str, float]:
         abs(merge_coefficient(two_branch("sum")) - 84.0),
         abs(merge_coefficient(two_branch("concat")) - 80.0),
     )
+    # The spec's printed worked values (residual-aware K = 4/8/16, depth-μP K = 4/16): C rounded to the printed
+    # digits must equal them, so the error is 0 or the distance to the printed value.
+    printed = [
+        (residual(4), 137.13, 2),
+        (residual(8), 508.91, 2),
+        (residual(16), 1963.8, 1),
+        (residual(4, kind="depth_mup"), 37.50, 2),
+        (residual(16, kind="depth_mup"), 54.88, 2),
+    ]
+    rounded = max(abs(round(merge_coefficient(g), d) - v) for g, v, d in printed)
     return {
         "chain_closed_form": chain_err,
         "chen_dp_vs_paths": chen_err,
@@ -92,6 +102,7 @@ def identity_errors() -> dict[str, float]:
         "relabel": relabel_err,
         "zero_edges": zero_err,
         "worked_values": worked,
+        "worked_values_printed": rounded,
     }
 
 

@@ -187,22 +187,26 @@ def measure_equal_depth(cfg, key) -> Measurement:
         order_ok.append(min(cs, key=cs.get) == max(etas, key=etas.get))
     if not ratios:
         raise ValueError(f"graphs.mc4={names!r}: need two graphs of equal nominal depth")
+    predicted = float(
+        min(
+            max(merge_coefficient(from_name(n)) for n in g) / min(merge_coefficient(from_name(n)) for n in g)
+            for g in by_depth.values()
+            if len(g) > 1
+        )
+        ** 0.5
+    )
+    measured = min(ratios.values())
     details = _protocol(cfg, study, names)
     details["ratio_by_depth"] = ratios
     details["C"] = {n: merge_coefficient(from_name(n)) for n in names}
     details["extra_graphs"] = _extras(study, graphs)
     return Measurement(
-        measured={"ratio": min(ratios.values()), "order_ok": np.array(order_ok)},
-        predicted={
-            "ratio": float(
-                min(
-                    max(merge_coefficient(from_name(n)) for n in g) / min(merge_coefficient(from_name(n)) for n in g)
-                    for g in by_depth.values()
-                    if len(g) > 1
-                )
-                ** 0.5
-            )
+        measured={
+            "ratio": measured,
+            "order_ok": np.array(order_ok),
+            "ratio_error_factor": float(max(measured / predicted, predicted / measured)),
         },
+        predicted={"ratio": predicted, "ratio_error_factor": 1.0},
         n=len(names),
         details=details,
         figures={"curves": _curves(study, names, "MC4: equal nominal depth, different merges")},

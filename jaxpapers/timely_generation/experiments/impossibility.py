@@ -33,6 +33,10 @@ def measure_not_timely(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measur
             drops.append(np.min(-np.diff(r["ends"])))
             last.append(r["ends"][-1])
             curves[f"{gen}/{f}"] = r["curve"]
+    # The spec's "report both" credit rules: G1's phase ends under novel_only (KM's novelty requirement), not judged.
+    novel = {
+        f"critical/{f}": studies.phase_run(pc, "critical", f, novel_only=True)["ends"].tolist() for f in pc.deadlines
+    }
     sp = studies.sparse_run(pc, "critical", pc.deadlines[-1])
     lc = sp["last_change"]
     halluc_after = int(sp["halluc"][lc - 1 :].sum())
@@ -48,6 +52,7 @@ def measure_not_timely(cfg: ml_collections.ConfigDict, key: jax.Array) -> Measur
         n=len(last),
         details={
             "phase_ends": ends,
+            "phase_ends_novel_only": novel,
             "heuristic_bound": bound.tolist(),
             "sparse_last_critical_change_t": lc,
             "sparse_T": sp["T"],
