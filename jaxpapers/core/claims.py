@@ -137,6 +137,12 @@ class Close(Predicate):
         return f"{_label(self.on)}within {' + '.join(parts) or 'exact'}{tgt}"
 
 
+def _z_scores(err: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """err / se, with 0/0 = 0 (an exact value where the spread is zero) and err/0 = inf."""
+    err, se = np.broadcast_arrays(np.asarray(err, float), np.asarray(se, float))
+    return np.divide(err, se, out=np.where(err > 0, np.inf, 0.0), where=se > 0)
+
+
 @dataclasses.dataclass(frozen=True)
 class WithinCI(Predicate):
     """|measured - predicted| <= z · stderr (a statistical agreement test)."""
@@ -152,7 +158,7 @@ class WithinCI(Predicate):
         return Outcome(
             "pass" if margin >= 0 else "fail",
             margin,
-            f"{_label(self.on)}|err|/se = {float(np.max(np.abs(x - t) / se)):.3g}",
+            f"{_label(self.on)}|err|/se = {float(np.max(_z_scores(np.abs(x - t), se))):.3g}",
         )
 
     def describe(self) -> str:

@@ -182,3 +182,16 @@ def test_all_of_and_by_preset_judge_each_part():
         meas = m([0.5, value])
         meas.preset = preset
         assert bp(meas).verdict == verdict
+
+
+def test_within_ci_with_zero_spread_demands_the_exact_value_without_warnings():
+    import warnings
+
+    from jaxpapers.core.claims import Measurement, WithinCI
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok = WithinCI(z=3)(Measurement(measured=[6.0, 3.0], predicted=[6.0, 3.1], stderr=[0.0, 0.1]))
+        bad = WithinCI(z=3)(Measurement(measured=[6.0], predicted=[5.875], stderr=[0.0]))
+    assert ok.verdict == "pass" and ok.reason == "|err|/se = 1"
+    assert bad.verdict == "fail" and bad.reason == "|err|/se = inf"

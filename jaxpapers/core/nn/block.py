@@ -91,10 +91,10 @@ class DecoderBlock(nn.Module):
 
     Grouped-query attention with ``num_kv_heads`` key/value heads (None: one per query head), RoPE by
     ``angles`` (:func:`rope_angles` of the positions), causal unless ``is_causal=False``; ``mask``
-    (broadcastable to [B, N, S, S]; x is [B, S, D]) further restricts the admissible keys. ``zero_init_residual`` zeroes the
-    attention-output and MLP-down kernels, so the block is exactly the identity at initialisation (a layer
-    inserted into a trained model leaves its outputs unchanged). Params ``attn_norm``, ``attn``, ``mlp_norm``,
-    ``mlp``.
+    (broadcastable to [B, N, S, S]; x is [B, S, D]) further restricts the admissible keys.
+    ``zero_init_residual`` zeroes the attention-output and MLP-down kernels, so the block is exactly the
+    identity at initialisation (a layer inserted into a trained model leaves its outputs unchanged). Params
+    ``attn_norm``, ``attn``, ``mlp_norm``, ``mlp``.
     """
 
     num_heads: int
