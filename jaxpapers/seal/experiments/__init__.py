@@ -1,0 +1,6 @@
+"""SEAL's experiments, one module per claim group: ``descent`` (S1), ``manifold`` (S2, S3, S7),
+``torus`` (S4), ``transport`` (S5, S6). Each ``measure*(cfg, key) -> Measurement`` measures; ``claims.py`` judges."""
+
+from jaxpapers.seal.experiments import descent, manifold, torus, transport
+
+__all__ = ["descent", "manifold", "torus", "transport"]
