@@ -1,0 +1,1 @@
+"""The generated text-attributed graph suite, its batching, and loaders for real on-disk formats."""

@@ -1,0 +1,1 @@
+"""The frozen decoder LM, the GNN encoder, the graph-token projector and the GLM that joins them."""
