@@ -137,7 +137,7 @@ class Close(Predicate):
         return f"{_label(self.on)}within {' + '.join(parts) or 'exact'}{tgt}"
 
 
-def _z_scores(err: np.ndarray, se: np.ndarray) -> np.ndarray:
+def _z_scores(err: Any, se: Any) -> np.ndarray:
     """err / se, with 0/0 = 0 (an exact value where the spread is zero) and err/0 = inf."""
     err, se = np.broadcast_arrays(np.asarray(err, float), np.asarray(se, float))
     return np.divide(err, se, out=np.where(err > 0, np.inf, 0.0), where=se > 0)

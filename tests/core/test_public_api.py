@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from jaxpapers.core import docs, registry
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted((ROOT / "notebooks").glob("*.py")) + sorted((ROOT / "benchmarks").glob("*.py"))
 
@@ -56,3 +58,22 @@ def test_the_scan_sees_private_uses():
 @pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.name}/{s.stem}" for s in SCRIPTS])
 def test_scripts_use_public_names_only(script):
     assert private_uses(script.read_text()) == [], f"{script.relative_to(ROOT)} reaches past the public API"
+
+
+def test_api_names_reads_only_the_api_section():
+    text = "# T\n\n## API\n\nintro `x`\n- `Model`: the model\n* `fit` trains\n- not `this`\n\n## Claims\n- `later`\n"
+    assert docs.api_names(text) == ["Model", "fit"]
+    assert docs.api_names("# T\n- `a`\n") == []
+
+
+@pytest.mark.parametrize("slug", registry.papers())
+def test_readme_api_section_lists_exactly_the_package_all(slug):
+    readme = (registry.PACKAGE_DIR / slug / "README.md").read_text()
+    listed = docs.api_names(readme)
+    assert listed, f"jaxpapers/{slug}/README.md has no '## API' section with '- `name`: ...' bullets"
+    exported = list(importlib.import_module(f"jaxpapers.{slug}").__all__)
+    assert sorted(listed) == sorted(exported), (
+        f"jaxpapers/{slug}: README API only {sorted(set(listed) - set(exported))}, "
+        f"__all__ only {sorted(set(exported) - set(listed))}"
+    )
+    assert len(listed) == len(set(listed)), f"jaxpapers/{slug}/README.md lists a name twice"
