@@ -14,6 +14,8 @@
 # %% [markdown]
 # # Long-tailed recognition as continual learning (CLTR)
 #
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/jaxpapers/jaxpapers/blob/main/notebooks/cltr.ipynb)
+#
 # Split a long-tailed training set into a Head (frequent classes) and a Tail. With a strongly convex loss the
 # LT minimizer lies within Theorem A's ball around the Head-only minimizer, of radius O(IF_part^-1/2), so LT
 # training is "Head training plus a small perturbation" and the Tail is under-fit; training Head first and then

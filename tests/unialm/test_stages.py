@@ -24,25 +24,31 @@ def _params(cfg):
     return nn.meta.unbox(jax.jit(lm.UniALM(cfg).init)(jax.random.key(0), FRAMES, AUDIO))
 
 
-def _moved_after_one_step(params, stage):
+@pytest.fixture(scope="module")
+def params_and_grads():
+    """The toy model's params and the gradient of its loss (one compiled program for every stage)."""
+    params = _params(CFG)
     model = lm.UniALM(CFG)
 
     def loss_fn(p):
         out = model.apply(p, FRAMES, AUDIO)
         return lm.lm_loss(out, FRAMES, jnp.ones(FRAMES.shape, bool))[0]
 
+    return params, jax.jit(jax.grad(loss_fn))(params)
+
+
+def _moved_after_one_step(params, grads, stage):
     tx = stages.stage_optimizer(lambda lr: optax.sgd(lr), 0.1, params, stage)
-    grads = jax.grad(loss_fn)(params)
     updates, _ = tx.update(grads, tx.init(params), params)
     new = optax.apply_updates(params, updates)
     moved = jax.tree.map(lambda a, b: bool(jnp.any(a != b)), params, new)
-    return {top: any(jax.tree.leaves(sub)) for top, sub in moved["params"].items()}, updates, grads
+    return {top: any(jax.tree.leaves(sub)) for top, sub in moved["params"].items()}, updates
 
 
 @pytest.mark.parametrize("stage", stages.STAGES)
-def test_each_stage_moves_exactly_its_trainable_parts(stage):
-    params = _params(CFG)
-    moved, updates, grads = _moved_after_one_step(params, stage)
+def test_each_stage_moves_exactly_its_trainable_parts(stage, params_and_grads):
+    params, grads = params_and_grads
+    moved, updates = _moved_after_one_step(params, grads, stage)
     labels = stages.stage_labels(params, stage)["params"]
     for top, did in moved.items():
         lab = jax.tree.leaves(labels[top])[0]
@@ -55,14 +61,15 @@ def test_each_stage_moves_exactly_its_trainable_parts(stage):
         np.testing.assert_allclose(np.asarray(u), -0.05 * np.asarray(g), rtol=1e-6)
 
 
-def test_stage_labels_follow_the_recipe():
-    labels = stages.stage_labels(_params(CFG), "S1")["params"]
+def test_stage_labels_follow_the_recipe(params_and_grads):
+    params, _ = params_and_grads
+    labels = stages.stage_labels(params, "S1")["params"]
     first = {k: jax.tree.leaves(v)[0] for k, v in labels.items()}
     assert first["backbone_0"] == first["text_embed"] == first["final_norm"] == "frozen"
     assert first["audio_embed"] == first["depth_0"] == first["audio_heads"] == first["depth_in"] == "train"
-    assert {jax.tree.leaves(v)[0] for v in stages.stage_labels(_params(CFG), "S3")["params"].values()} == {"train"}
+    assert {jax.tree.leaves(v)[0] for v in stages.stage_labels(params, "S3")["params"].values()} == {"train"}
     with pytest.raises(ValueError, match="stage='S5' is not allowed"):
-        stages.stage_labels(_params(CFG), "S5")
+        stages.stage_labels(params, "S5")
 
 
 def test_inserting_experts_after_stage_two_changes_no_output():
@@ -70,8 +77,8 @@ def test_inserting_experts_after_stage_two_changes_no_output():
     bare = dataclasses.replace(CFG, understanding_layers=0, generation_layers=0)
     s2 = jax.tree.map(lambda x: x + 0.1, _params(bare))  # a "trained" S2 model
     s3 = stages.insert_experts(s2, _params(CFG))
-    out2 = lm.UniALM(bare).apply(s2, FRAMES, AUDIO)
-    out3 = lm.UniALM(CFG).apply(s3, FRAMES, AUDIO)
+    out2 = jax.jit(lm.UniALM(bare).apply)(s2, FRAMES, AUDIO)
+    out3 = jax.jit(lm.UniALM(CFG).apply)(s3, FRAMES, AUDIO)
     for name in ("text_logits", "audio_logits"):
         np.testing.assert_array_equal(np.asarray(out2[name]), np.asarray(out3[name]))
     with pytest.raises(ValueError, match="have no place in the S3 model"):
