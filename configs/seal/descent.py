@@ -1,4 +1,5 @@
-"""S1: energy descent over random parameter draws (ring). Groups: ``lattice`` -> ``seal.config.LatticeConfig``."""
+"""S1: energy descent over random parameter draws (ring; full: ring and torus). Groups: ``lattice`` (and, full,
+``torus``) -> ``seal.config.LatticeConfig``."""
 
 import ml_collections
 
@@ -21,5 +22,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         cfg.draws, cfg.inits, cfg.steps = 3, 2, 50
     elif a.preset == "full":
         cfg.draws, cfg.inits, cfg.steps = 500, 4, 2000
+        cfg.torus = ml_collections.ConfigDict(dict(geometry="torus", n=32, band=5, kappa=2.0, beta=1.0))
         cfg.probe_dts = (0.05, 0.1, 0.2, 0.5, 1.0)
     return cfg

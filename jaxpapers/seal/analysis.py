@@ -1,5 +1,5 @@
 """Measurements (spec "Measurements"): spectra and tangent modes, the continuous distance to the manifold,
-path-integration error, the coupling profile w(Δ) and the gridness score of a rate map.
+path-integration error, the coupling profile w(Δ), rate maps and their gridness and grid spacing.
 """
 
 from __future__ import annotations
@@ -17,13 +17,16 @@ from jaxpapers.seal.energy import FourierHopfieldEnergy
 from jaxpapers.seal.learn import spectrum
 
 __all__ = [
+    "autocorrelogram",
     "coupling_profile",
     "decode_phase",
     "distance_to_manifold",
+    "grid_spacing",
     "gridness_score",
     "jacobian_spectrum",
     "path_integration_error",
     "profile_shape",
+    "rate_maps",
     "tangent_modes",
     "wrap",
 ]
@@ -145,14 +148,22 @@ def profile_shape(c_half, u_half_fn, num: int = 20001):
     return info
 
 
-def gridness_score(rate_map: np.ndarray) -> float:
-    """Gridness of a 2-D rate map: spatial autocorrelogram, Pearson correlation with its rotations by
-    30°…150° inside an annulus around the centre peak, min(ρ60, ρ120) − max(ρ30, ρ90, ρ150)."""
-    from scipy import ndimage, signal
+def autocorrelogram(rate_map: np.ndarray) -> np.ndarray:
+    """Spatial autocorrelation of a rate map (mean removed, unvisited bins as 0), peak-normalised,
+    ``[2H − 1, 2W − 1]`` with zero lag at the centre."""
+    from scipy import signal
 
     m = np.nan_to_num(np.asarray(rate_map, np.float64) - np.nanmean(rate_map))
     ac = signal.fftconvolve(m, m[::-1, ::-1], mode="full")
-    ac /= ac.max()
+    return ac / ac.max()
+
+
+def gridness_score(rate_map: np.ndarray) -> float:
+    """Gridness of a 2-D rate map: spatial autocorrelogram, Pearson correlation with its rotations by
+    30°…150° inside an annulus around the centre peak, min(ρ60, ρ120) − max(ρ30, ρ90, ρ150)."""
+    from scipy import ndimage
+
+    ac = autocorrelogram(rate_map)
     cy, cx = (np.array(ac.shape) - 1) / 2
     yy, xx = np.indices(ac.shape)
     rad = np.hypot(yy - cy, xx - cx)
@@ -165,3 +176,44 @@ def gridness_score(rate_map: np.ndarray) -> float:
         rot = ndimage.rotate(ac, ang, reshape=False, order=1)
         rho[ang] = np.corrcoef(ac[ring], rot[ring])[0, 1]
     return float(min(rho[60], rho[120]) - max(rho[30], rho[90], rho[150]))
+
+
+def grid_spacing(rate_map: np.ndarray, bin_size: float, num_peaks: int = 6) -> float:
+    """Grid spacing: median distance from the centre of the autocorrelogram to its ``num_peaks`` nearest
+    positive local maxima (centre excluded), each refined by a parabola per axis; in units of ``bin_size``.
+    NaN when fewer than ``num_peaks`` peaks are found."""
+    from scipy import ndimage
+
+    ac = autocorrelogram(rate_map)
+    c = (np.array(ac.shape) - 1) / 2
+    peak = (ac == ndimage.maximum_filter(ac, size=5, mode="constant", cval=-np.inf)) & (ac > 0)
+    ij = np.argwhere(peak)
+    ij = ij[np.hypot(*(ij - c).T) > 1.5]
+    ij = ij[(ij > 0).all(1) & (ij < np.array(ac.shape) - 1).all(1)]
+    if len(ij) < num_peaks:
+        return float("nan")
+    ij = ij[np.argsort(np.hypot(*(ij - c).T))[:num_peaks]]
+    refined = []
+    for i, j in ij:
+        off = []
+        for lo, mid, hi in ((ac[i - 1, j], ac[i, j], ac[i + 1, j]), (ac[i, j - 1], ac[i, j], ac[i, j + 1])):
+            den = lo - 2 * mid + hi
+            off.append(0.5 * (lo - hi) / den if den < 0 else 0.0)
+        refined.append(np.hypot(i + off[0] - c[0], j + off[1] - c[1]))
+    return float(np.median(refined) * bin_size)
+
+
+def rate_maps(pos: np.ndarray, rates: np.ndarray, box: float, bin_size: float) -> np.ndarray:
+    """Occupancy-normalised rate maps ``[M, B, B]`` (B = box / bin_size; NaN where never visited) from positions
+    ``[T, 2]`` (m, x then y) and rates ``[T, M]`` sampled at the same times. Axis 1 is x, axis 2 is y."""
+    pos, rates = np.asarray(pos, np.float64), np.asarray(rates, np.float64)
+    if pos.ndim != 2 or pos.shape[1] != 2 or rates.ndim != 2 or rates.shape[0] != pos.shape[0]:
+        raise ValueError(f"need pos [T, 2] and rates [T, M] with the same T; got {pos.shape} and {rates.shape}")
+    nb = int(round(box / bin_size))
+    ij = np.clip((pos / bin_size).astype(np.int64), 0, nb - 1)
+    flat = ij[:, 0] * nb + ij[:, 1]
+    occ = np.bincount(flat, minlength=nb * nb).astype(np.float64)
+    tot = np.stack([np.bincount(flat, weights=r, minlength=nb * nb) for r in rates.T])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        maps = np.where(occ > 0, tot / occ, np.nan)
+    return maps.reshape(-1, nb, nb)

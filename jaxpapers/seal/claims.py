@@ -1,7 +1,6 @@
-"""Claims S1–S7 of SEAL (spec table). No public text: every construction beyond the abstract is ours (spec).
+"""Claims S1–S8 of SEAL (spec table). No public text: every construction beyond the abstract is ours (spec).
 
 Experiments live in :mod:`experiments`; the predicates below are the only place a threshold is written.
-S8 (grid-cell spatial maps, full only) is not registered yet (see the README).
 """
 
 from __future__ import annotations
@@ -145,6 +144,22 @@ CLAIMS = [
             Below(0.0, on="min_w", strict=True),
         ),
         budget_s={"quick": 5},
+        x64=True,
+    ),
+    Claim(
+        id="seal/S8-grid-maps",
+        statement="Grid-cell spatial maps: the 16 × 16 torus (ridge construction) integrating a 600 s 2-D OU "
+        "trajectory in a 1 m box through the hexagonal phase mapping ω = (2π/λ_g)B⁻¹v (λ_g = 0.5 m) gives 2.5 cm "
+        "rate maps of 16 neurons with median gridness ≥ 0.3 and median spacing within 10 % of λ_g",
+        source="seed abstract (grid cells on a torus); Burak & Fiete 2009; spec grid mapping (our choice)",
+        kind="reproduction",
+        experiment=".experiments.grid:measure",
+        config="seal/grid",
+        predicate=ByPreset(
+            AllOf(Above(0.3, on="median_gridness"), Below(0.1, on="spacing_rel_err")),
+            tiny=_TINY,
+        ),
+        budget_s={"quick": 20},
         x64=True,
     ),
 ]

@@ -21,14 +21,21 @@ METHODS = ("euler", "split")
 
 
 def rhs(model: FourierHopfieldEnergy, params, u: Float[Array, "*L"], omega=None, I=None) -> Float[Array, "*L"]:
-    """du/dt = −∂E/∂r(g(u)) − Σ_a ω_a W′_a g(u); ``omega`` scalar (ring) or ``[2]`` (torus)."""
-    du = -model.grad_r(params, u, I)
-    if omega is not None:
-        r, c = model.g(u), model.sym(params["c"])
-        om = jnp.reshape(omega, (-1,))
-        for a in range(len(model.shape)):
-            du = du - om[a] * F.deriv_apply(c, r, axis=a)
-    return du
+    """du/dt = −∂E/∂r(g(u)) − Σ_a ω_a W′_a g(u); ``omega`` scalar (ring) or ``[2]`` (torus).
+
+    With ω, both terms share one FFT pair: du/dt = −u + b + I − IFFT((m + i(ω·k) c) ⊙ FFT(r)), m the gradient's
+    Fourier multiplier (``FourierHopfieldEnergy.grad_multiplier``); at ω = None it is exactly −∂E/∂r.
+    """
+    if omega is None:
+        return -model.grad_r(params, u, I)
+    r = model.g(u)
+    rh = F.fft(r, model.shape)
+    mult = model.grad_multiplier(params, rh / model.size)
+    om = jnp.reshape(omega, (-1,))
+    ks = F.wavenumbers(model.shape)
+    kw = sum(om[a] * jnp.asarray(ks[a], u.dtype) for a in range(len(model.shape)))
+    du = -u + params["b"] - F.ifft((mult + 1j * kw * model.sym(params["c"])) * rh, model.shape)
+    return du if I is None else du + I
 
 
 def decode_phase(model: FourierHopfieldEnergy, u: Float[Array, "*L"]) -> Float[Array, " D"]:

@@ -162,15 +162,22 @@ class FourierHopfieldEnergy:
         Uses Σ_k a_k ∂|R_k|²/∂r = (2/N) IFFT(sym(a) ⊙ FFT(r)) for real a (R_{−k} = conj R_k).
         """
         r = self.g(u)
+        mult = self.grad_multiplier(params, F.fourier_modes(r, self.shape))
+        out = u - params["b"] + F.circulant_apply(mult, r)
+        return out if I is None else out - I
+
+    def grad_multiplier(self, params, R) -> Array:
+        """The Fourier multiplier m with ∂E/∂r = u − b − I + IFFT(m ⊙ FFT(r)), given the modes R = R_k(r):
+        m = −c + γ ⊙ (|R|² − ρ²) + 2 sym(Ψ′) (state-dependent only through the rotation-invariant |R_k|²)."""
         mult = -self.sym(params["c"])
         gam = self.gamma(params)
         if gam is not None:
-            R2 = jnp.abs(F.fourier_modes(r, self.shape)) ** 2
-            mult = mult + gam * (R2 - params["rho2"])
+            mult = mult + gam * (jnp.abs(R) ** 2 - params["rho2"])
         if "psi" in params:
-            mult = mult + 2.0 * self.sym(self._psi_multiplier(params, r))
-        out = u - params["b"] + F.circulant_apply(mult, r)
-        return out if I is None else out - I
+            f = jnp.abs(R[(..., *self.band_index)]) ** 2
+            a = jax.grad(lambda f: self._psi(params["psi"], f))(f)
+            mult = mult + 2.0 * self.sym(jnp.zeros(self.shape, a.dtype).at[self.band_index].set(a))
+        return mult
 
     def coupling_matrix(self, mult) -> Float[Array, "N N"]:
         """Dense N × N circulant with multiplier ``mult`` (a kernel gather, no FFT per column)."""

@@ -18,6 +18,8 @@ CAPTIONS = {
     "surround inhibition after; note the second excitatory lobe.",
     "speed": "Bump speed over commanded ω for Zhang-style transport and the exact split step (S5).",
     "path": "Wrapped path-integration error of the first trial in each OU regime (S6).",
+    "grid": "Rate map of the recorded torus neuron with the highest gridness under 2-D motion, its spatial "
+    "autocorrelogram, and the gridness of all recorded neurons (S8; the dashed line is the 0.3 criterion).",
     "torus_spectrum": "Top of the torus spectrum before (exact construction) and after learning the couplings, at "
     "each energy's fixed point (S4): learning moves the positive normal eigenvalues below zero.",
 }
@@ -91,4 +93,19 @@ def torus_figure(lam_before, lam_after, top: int = 12):
     ax.axhline(0, color="gray", lw=0.5)
     ax.set(xlabel="index (descending)", ylabel="λ", title="S4: torus spectrum at u_fp")
     ax.legend(fontsize=7)
+    return fig
+
+
+def grid_figure(rate_map, autocorr, gridness, box: float):
+    fig, ax = plots.figure(3, width=3.4)
+    im = ax[0].imshow(np.asarray(rate_map).T, origin="lower", extent=(0, box, 0, box), cmap="viridis")
+    fig.colorbar(im, ax=ax[0], label="rate")
+    ax[0].set(xlabel="x (m)", ylabel="y (m)", title="S8: rate map")
+    ax[1].imshow(np.asarray(autocorr).T, origin="lower", extent=(-box, box, -box, box), cmap="RdBu_r", vmin=-1, vmax=1)
+    ax[1].set(xlabel="Δx (m)", ylabel="Δy (m)", title="autocorrelogram")
+    g = np.sort(np.asarray(gridness))
+    ax[2].plot(np.arange(len(g)), g, "o", label="recorded neurons")
+    ax[2].axhline(0.3, ls="--", color="gray", lw=1, label="gridness 0.3")
+    ax[2].set(xlabel="neuron (sorted)", ylabel="gridness", title="gridness")
+    ax[2].legend(fontsize=7)
     return fig

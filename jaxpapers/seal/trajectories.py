@@ -13,7 +13,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from jaxpapers.core.checks import check_range
 
@@ -104,3 +104,49 @@ def load_npz_trajectory(path: str | Path):
         raise ValueError(f"{path}: t must increase strictly (first bad step at index {int(np.argmax(dt <= 0))})")
     vel = np.diff(pos, axis=0) / dt[:, None]
     return t, pos, np.arctan2(vel[:, 1], vel[:, 0]), vel
+
+
+def reflect_in_box(velocity: Float[ArrayLike, "T D"], dt_s: float, box: float = 1.0, start=None):
+    """Folds the path ∫v dt into the square [0, box]² by specular reflection at the walls.
+
+    The unbounded path p(t) = start + Σ v dt is mapped through the triangle wave x ↦ box − |x mod 2box − box|,
+    which is exactly the path of a point bouncing off the walls (NumPy: XLA's CPU cumsum is slow at 10⁶ steps).
+    Returns ``(pos [T + 1, 2], vel [T, 2])`` as NumPy arrays,
+    ``vel`` the per-step displacement of the folded path over ``dt_s`` (what the network must integrate).
+    """
+    check_range("dt_s", dt_s, 0.0, lo_open=True)
+    check_range("box", box, 0.0, lo_open=True)
+    v = np.asarray(velocity, np.float64)
+    if v.ndim != 2 or v.shape[1] != 2:
+        raise ValueError(f"velocity must be [T, 2]; got shape {v.shape}")
+    start = np.full(2, 0.5 * box) if start is None else np.asarray(start, np.float64)
+    p = np.concatenate([start[None], start[None] + np.cumsum(v * dt_s, axis=0)])
+    pos = box - np.abs(np.mod(p, 2 * box) - box)
+    return pos, np.diff(pos, axis=0) / dt_s
+
+
+HEX_BASIS = np.array([[1.0, 0.5], [0.0, np.sqrt(3) / 2]])
+
+
+def hex_phase_velocity(velocity: Float[Array, "T 2"], lambda_g: float = 0.5, tau_s: float = 0.01):
+    """Torus phase velocity ω = (2π/λ_g) B⁻¹ v, B = [[1, ½], [0, √3/2]] (spec "Grid mapping"), in units of 1/τ.
+
+    A neuron with phase θ then fires where (2π/λ_g) B⁻¹ x ≡ θ (mod 2π): a hexagonal lattice of spacing λ_g.
+    """
+    check_range("lambda_g", lambda_g, 0.0, lo_open=True)
+    check_range("tau_s", tau_s, 0.0, lo_open=True)
+    binv = jnp.asarray(np.linalg.inv(HEX_BASIS))
+    return (2 * np.pi / lambda_g) * tau_s * jnp.asarray(velocity) @ binv.T
+
+
+def resample_trajectory(t, pos, dt_s: float):
+    """Linear interpolation of a recorded trajectory (``t`` [T] s, ``pos`` [T, 2] m) onto a grid of step ``dt_s``.
+
+    Returns ``(pos [M + 1, 2], vel [M, 2])`` with ``vel`` the per-step displacement over ``dt_s``.
+    """
+    check_range("dt_s", dt_s, 0.0, lo_open=True)
+    t, pos = np.asarray(t, np.float64), np.asarray(pos, np.float64)
+    grid = np.arange(t[0], t[-1] + 0.5 * dt_s, dt_s)
+    grid = grid[grid <= t[-1]]
+    p = np.stack([np.interp(grid, t, pos[:, a]) for a in range(2)], axis=1)
+    return p, np.diff(p, axis=0) / dt_s

@@ -128,3 +128,18 @@ def test_gridness_separates_hexagonal_from_square_maps():
     hexmap = sum(np.cos(k * (dx * x + dy * y)) for dx, dy in dirs)
     square = np.cos(k * x) + np.cos(k * y)
     assert A.gridness_score(hexmap) > 0.3 > A.gridness_score(square)
+
+
+@pytest.mark.parametrize("geo,n,K", [("ring", 16, 3), ("torus", 8, 2)])
+def test_transport_rhs_in_one_fft_pair_equals_the_separate_operators(geo, n, K):
+    """rhs with ω (one combined multiplier) = −∂E/∂r − Σ_a ω_a W′_a r (separate FFTs), ψ-MLP, γ and I included."""
+    model = seal.FourierHopfieldEnergy(geo, n, K)
+    p = model.init_params(jax.random.key(0), psi_hidden=4)
+    u = 2.0 * jax.random.normal(jax.random.key(1), model.shape, jnp.float64)
+    om = jnp.asarray([0.3, -0.2][: len(model.shape)])
+    I = 0.1 * jnp.cos(u)
+    ref = -model.grad_r(p, u, I)
+    for a in range(len(model.shape)):
+        ref = ref - om[a] * F.deriv_apply(model.sym(p["c"]), model.g(u), axis=a)
+    np.testing.assert_allclose(seal.rhs(model, p, u, om, I), ref, atol=1e-12)
+    np.testing.assert_array_equal(seal.rhs(model, p, u, None, I), -model.grad_r(p, u, I))

@@ -63,7 +63,7 @@ def test_late_rate_and_speed_fits_recover_synthetic_values():
 
 def test_configs_load_and_claims_are_registered():
     ids = {c.id for c in CLAIMS}
-    assert {f"seal/S{i}" for i in range(1, 8)} == {i.split("-")[0] for i in ids}
+    assert {f"seal/S{i}" for i in range(1, 9)} == {i.split("-")[0] for i in ids}
     for claim in CLAIMS:
         for preset in ("tiny", "quick", "full"):
             cfg = config.load(claim.config, f"preset={preset}")
@@ -80,6 +80,7 @@ KEYS = {
     "seal/S5-tangent-transport": {"zhang_speed_err", "split_speed_err", "torus_crosstalk"},
     "seal/S6-path-integration": {"rms_deg_x1", "still_max_deg", "shape"},
     "seal/S7-mexican-hat": {"zero_over_hwhm", "surround_integral", "min_w"},
+    "seal/S8-grid-maps": {"median_gridness", "spacing_rel_err"},
 }
 
 
@@ -94,3 +95,15 @@ def test_measure_runs_at_tiny_size(claim):
         assert m.measured["max_rel_increment"] <= 1e-10 and m.measured["grad_err"] <= 1e-10
     if claim.id == "seal/S6-path-integration":
         assert m.measured["still_max_deg"] < 1e-6
+
+
+def test_descent_measure_takes_the_worst_of_ring_and_torus():
+    cfg = config.load("seal/descent", "preset=tiny").unlock()
+    cfg.draws, cfg.steps = 2, 20
+    cfg.torus = dict(geometry="torus", n=6, band=2, kappa=2.0, beta=1.0)
+    cfg.lock()
+    m = descent.measure(cfg, jax.random.key(0))
+    per = m.details["max_rel_increment_per_lattice"]
+    assert set(per) == {"ring", "torus"} and m.measured["max_rel_increment"] == max(per.values()) <= 1e-10
+    assert m.n == 2 * 2 * 2 and m.measured["grad_err"] <= 1e-10
+    assert "torus" in config.load("seal/descent", "preset=full")
