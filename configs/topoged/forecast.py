@@ -8,7 +8,8 @@ VECM 28.57 %.
     jaxpapers verify topoged/T8                       # quick: a few seconds on 2 CPU cores
     jaxpapers verify topoged/T8 --preset full         # 200-snapshot series, 5 seeds
 
-Presets: ``tiny`` (one series of 16 snapshots), ``quick`` (default), ``full``. Group ``forecast_check`` ->
+Presets: ``tiny`` (one series of 16 snapshots), ``quick`` (default), ``full`` (adds the learned GRUForecaster,
+reported beside the five, not judged). Group ``forecast_check`` ->
 ``topoged.config.ForecastCheckConfig``.
 """
 
@@ -23,10 +24,11 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     cfg.preset = a.preset
     cfg.seed = 0
     cfg.forecast_check = ml_collections.ConfigDict(
-        dict(generators=("pa_churn", "hub_exchange"), seeds=(0, 1, 2), n_snapshots=40, test_frac=0.15)
+        dict(generators=("pa_churn", "hub_exchange"), seeds=(0, 1, 2), n_snapshots=40, test_frac=0.15,
+             learned=False, gru_hidden=64, gru_steps=300)
     )
     if a.preset == "tiny":
         cfg.forecast_check.update(generators=("pa_churn",), seeds=(0,), n_snapshots=16)
     elif a.preset == "full":
-        cfg.forecast_check.update(seeds=(0, 1, 2, 3, 4), n_snapshots=200)
+        cfg.forecast_check.update(seeds=(0, 1, 2, 3, 4), n_snapshots=200, learned=True)
     return cfg

@@ -123,18 +123,22 @@ class ModelConfig:
 
 @dataclasses.dataclass(frozen=True)
 class DecoderTrainConfig:
-    """The ``decoder_train`` group: teacher-forced BCE training of the trunk and heads (Adam, fixed epochs)."""
+    """The ``decoder_train`` group: teacher-forced BCE training of the trunk and heads (Adam, at most ``epochs``
+    epochs, early stopping on validation ROC-AUC with ``patience``)."""
 
     epochs: int = 30
     lr: float = 1e-3
     weight_decay: float = 0.0
     neg_ratio: int = 1
+    early_stop: bool = True
+    patience: int = 10
 
     def __post_init__(self):
         check_range("decoder_train.epochs", self.epochs, 1)
         check_range("decoder_train.lr", self.lr, 0.0, lo_open=True)
         check_range("decoder_train.weight_decay", self.weight_decay, 0.0)
         check_range("decoder_train.neg_ratio", self.neg_ratio, 1)
+        check_range("decoder_train.patience", self.patience, 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,6 +153,7 @@ class BaselineConfig:
     tau_grid: tuple[float, ...] = tuple(round(0.05 + 0.01 * i, 2) for i in range(95))
     universe: str = "seen"
     node_bucket: int = 1536
+    evolvegcn: bool = False  # also train EvolveGCN-O (full preset: T6 among TopoGED and both GNNs)
 
     def __post_init__(self):
         check_range("baseline.dim", self.dim, 1)
@@ -203,8 +208,13 @@ class ForecastCheckConfig:
     seeds: tuple[int, ...] = (0, 1, 2)
     n_snapshots: int = 40
     test_frac: float = 0.15
+    learned: bool = False  # also fit and report the GRUForecaster (full preset)
+    gru_hidden: int = 64
+    gru_steps: int = 300
 
     def __post_init__(self):
+        check_range("forecast_check.gru_hidden", self.gru_hidden, 1)
+        check_range("forecast_check.gru_steps", self.gru_steps, 1)
         for g in self.generators:
             check_choice("forecast_check.generators", g, GENERATORS)
         check_range("forecast_check.n_snapshots", self.n_snapshots, 10)

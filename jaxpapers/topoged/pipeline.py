@@ -81,12 +81,21 @@ class TopoGED:
         return [snapshot_example(self.snaps, self.is_new, self.types, s, self.thresholds, self.model,
                                  self.train_cfg.neg_ratio, rng) for s in range(1, self.n_train)]
 
+    def validation_examples(self) -> list[dict]:
+        """Labelled pairs of the validation targets, built like the training ones (for early stopping)."""
+        rng = np.random.default_rng(self.seed + 2000)
+        return [snapshot_example(self.snaps, self.is_new, self.types, s, self.thresholds, self.model,
+                                 self.train_cfg.neg_ratio, rng) for s in range(self.n_train, self.n_train + self.n_val)]
+
     def fit(self, snaps: list[Snapshot], n_train: int, n_val: int, seed: int = 0) -> TopoGED:
         """prepare + train the decoder (one seed)."""
         self.prepare(snaps, n_train, n_val, seed)
-        ex = self.training_examples()
+        ex, vex = self.training_examples(), self.validation_examples()
         data = jax.tree.map(lambda a: a[None], stack_examples(ex, *pad_sizes(ex)))
-        params, self.losses = train_decoder(data, self.model, self.train_cfg, jax.random.key(seed)[None])
+        val = jax.tree.map(lambda a: a[None], stack_examples(vex, *pad_sizes(vex)))
+        self.train_info: dict = {}
+        params, self.losses = train_decoder(data, self.model, self.train_cfg, jax.random.key(seed)[None], val,
+                                            self.train_info)
         self.params = jax.tree.map(lambda a: a[0], params)
         return self
 

@@ -6,10 +6,16 @@ the earlier phases; positives = true edges of type z, negatives = ``neg_ratio`` 
 type's candidate space (oo-bank: bank pairs that are not edges; oo-nobank: old pairs outside the bank; on:
 old × new; nn: new × new); loss Σ_z BCE_z. One snapshot per step, Adam (``core.train.make_optimizer``),
 ``epochs × targets`` steps in one ``lax.scan``, vmapped over the seeds (``core.train.make_seed_trainer``).
-Departure: a fixed number of epochs instead of early stopping on validation AUC.
+Early stopping on validation ROC-AUC (spec: patience 10, at most ``epochs``): the scan keeps the parameters
+after every epoch (one epoch = as many steps as training targets, sampled with replacement), one vmapped
+forward pass scores the validation targets' labelled pairs (the same construction as the training pairs) under
+every epoch's parameters, and the parameters of the best epoch before ``patience`` epochs without improvement
+are kept (:func:`early_stop_epoch`).
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -131,12 +137,62 @@ def make_loss_fn(model: Decoder):
     return loss_fn
 
 
-def train_decoder(data: dict, m: ModelConfig, tc: DecoderTrainConfig, keys: jax.Array) -> tuple[dict, np.ndarray]:
+def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """ROC-AUC by the rank formula (ties get the mean rank); NaN without both classes."""
+    scores, labels = np.asarray(scores, np.float64), np.asarray(labels, bool)
+    n_pos, n_neg = int(labels.sum()), int((~labels).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    order = np.argsort(scores, kind="stable")
+    ranks = np.empty(len(scores))
+    sorted_s = scores[order]
+    _, first, counts = np.unique(sorted_s, return_index=True, return_counts=True)
+    mean_rank = first + (counts + 1) / 2.0
+    ranks[order] = np.repeat(mean_rank, counts)
+    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def early_stop_epoch(aucs: np.ndarray, patience: int) -> int:
+    """0-based epoch kept by early stopping: the best AUC seen before ``patience`` epochs pass without a strict
+    improvement (training stops there); NaN AUCs never improve."""
+    best, best_e = -np.inf, 0
+    for e, a in enumerate(np.asarray(aucs, np.float64)):
+        if a > best:
+            best, best_e = a, e
+        elif e - best_e >= patience:
+            break
+    return best_e
+
+
+@functools.cache
+def _val_logits_fn(model: Decoder):
+    def one(params, ex):
+        return model.apply({"params": params}, *_inputs(ex), train=False)
+
+    # [seed] x [epoch] params, [seed] x [example] data -> logits [seed, epoch, example, 4, P]
+    per_epoch = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
+    return jax.jit(jax.vmap(per_epoch, in_axes=(0, 0)), compiler_options=fast_compile_options(1))
+
+
+def validation_aucs(model: Decoder, epoch_params: dict, val: dict) -> np.ndarray:
+    """float64[seed, epoch]: ROC-AUC of the four heads' logits on the validation targets' labelled pairs
+    (pooled over types and targets) under each epoch's parameters."""
+    logits = np.asarray(_val_logits_fn(model)(epoch_params, jax.tree.map(jnp.asarray, val)))
+    mask, labels = np.asarray(val["pair_mask"]), np.asarray(val["labels"])
+    return np.array([[roc_auc(logits[i, e][mask[i]], labels[i][mask[i]] > 0.5) for e in range(logits.shape[1])]
+                     for i in range(logits.shape[0])])
+
+
+def train_decoder(data: dict, m: ModelConfig, tc: DecoderTrainConfig, keys: jax.Array,
+                  val: dict | None = None, info: dict | None = None) -> tuple[dict, np.ndarray]:
     """Trains one decoder per seed: ``data`` leaves carry [seed, example, ...]; returns (params [seed, ...],
-    losses [seed, steps])."""
+    losses [seed, steps]). With ``val`` (padded validation examples [seed, example, ...]) and
+    ``tc.early_stop``, the parameters are those of the early-stopping epoch; ``info`` (a dict) receives the
+    validation AUC per epoch and the kept epoch (1-based) per seed."""
     model = Decoder(m.hidden, m.dropout, m.n_levels)
     n_ex = data["x"].shape[1]
     steps = tc.epochs * n_ex
+    stop = val is not None and tc.early_stop
 
     def init(key, d):
         ex = jax.tree.map(lambda a: a[0], d)
@@ -147,7 +203,15 @@ def train_decoder(data: dict, m: ModelConfig, tc: DecoderTrainConfig, keys: jax.
         return jax.tree.map(lambda a: a[i], d)
 
     tx = make_optimizer(OptimConfig(lr=tc.lr, weight_decay=tc.weight_decay), steps)
-    run = make_seed_trainer(init, make_loss_fn(model), tx, sample, steps=steps,
+    run = make_seed_trainer(init, make_loss_fn(model), tx, sample, steps=steps, snapshots=tc.epochs if stop else 0,
                             compiler_options=fast_compile_options(1))
     res = run(keys, jax.tree.map(jnp.asarray, data))
-    return jax.tree.map(np.asarray, res.params), np.asarray(res.losses)
+    if not stop:
+        return jax.tree.map(np.asarray, res.params), np.asarray(res.losses)
+    aucs = validation_aucs(model, res.snapshots, val)
+    kept = np.array([early_stop_epoch(a, tc.patience) for a in aucs])
+    params = jax.tree.map(lambda a: np.asarray(a)[np.arange(len(kept)), kept], res.snapshots)
+    if info is not None:
+        info["val_auc_per_epoch"] = aucs.round(4).tolist()
+        info["kept_epoch"] = (kept + 1).tolist()
+    return params, np.asarray(res.losses)

@@ -104,3 +104,29 @@ def test_wins_split_ties_and_skip_nan():
     b = np.array([[np.nan, 2, 1, 0, 1, 0, 0, 0, 0.0]])
     w, skipped = wins({"a": a, "b": b})
     assert skipped == 2 and w["a"] == 1 + 0.5 + 0.5 + 4 * 0.5 and w["b"] == 1 + 0.5 + 0.5 + 4 * 0.5
+
+
+def test_evolvegcn_scan_equals_a_float64_numpy_loop():
+    n, t, e, d = 10, 4, 12, 3
+    rng = np.random.default_rng(1)
+    s = rng.integers(0, n, (t, e)).astype(np.int32)
+    r = rng.integers(0, n, (t, e)).astype(np.int32)
+    m = rng.random((t, e)) < 0.7
+    model = bl.EvolveGCNO(n, d)
+    params = jax.jit(model.init)(jax.random.key(1), s, r, m)["params"]
+    params = jax.tree.map(lambda a: a + 0.1 * jax.random.normal(jax.random.key(2), a.shape), params)  # nonzero biases
+    hs = np.asarray(jax.jit(model.apply)({"params": params}, s, r, m))
+    p = jax.tree.map(lambda a: np.asarray(a, np.float64), params)
+    g, emb = p["step"]["evolve"], p["step"]["embedding"]
+    sig = lambda a: 1 / (1 + np.exp(-a))  # noqa: E731
+    w = p["w0"]
+    for i in range(t):  # the equations of EvolveGCN-O, one snapshot at a time, dense adjacency
+        z = sig(g["wz"] @ w + g["uz"] @ w + g["bz"])
+        rr = sig(g["wr"] @ w + g["ur"] @ w + g["br"])
+        w = (1 - z) * w + z * np.tanh(g["wh"] @ w + g["uh"] @ (rr * w) + g["bh"])
+        a = np.eye(n)
+        for u, v in zip(s[i][m[i]], r[i][m[i]], strict=True):
+            a[v, u] += 1.0  # message u -> v (directed list; self-loops count like any edge)
+        dinv = 1 / np.sqrt(a.sum(1))
+        h = np.maximum((dinv[:, None] * a * dinv[None, :]) @ emb @ w, 0)
+        np.testing.assert_allclose(hs[i], h, rtol=2e-4, atol=1e-5)

@@ -1,6 +1,8 @@
 """T8: V-EWMA against SMA, VAR(1), a random-walk Kalman filter (SSM) and ridge VECM as one-step-ahead
 forecasters of the descriptor series (paper App. C.3): terminal node and edge % errors over each test split,
-pooled over the series.
+pooled over the series. Where ``forecast_check.learned`` is set (full preset), the learned
+:class:`~jaxpapers.topoged.learned_forecast.GRUForecaster` is fitted on each training part and reported beside
+them (not part of the criterion, which is about V-EWMA against the paper's four competitors).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from jaxpapers.topoged.data.events import Snapshot, to_snapshots
 from jaxpapers.topoged.data.synthetic import hub_exchange, pa_churn
 from jaxpapers.topoged.descriptor import degree_thresholds, phi
 from jaxpapers.topoged.forecast import PREDICTORS
+from jaxpapers.topoged.learned_forecast import GRUForecaster
 
-PAPER_NAMES = {"vewma": "V-EWMA", "sma": "SMA", "var1": "VAR", "kalman_rw": "SSM", "vecm_ridge": "VECM"}
+PAPER_NAMES = {"vewma": "V-EWMA", "sma": "SMA", "var1": "VAR", "kalman_rw": "SSM", "vecm_ridge": "VECM",
+               "gru": "GRU (learned, report only)"}
 
 
 def make_series(generator: str, seed: int, n_snapshots: int) -> list[Snapshot]:
@@ -28,9 +32,11 @@ def make_series(generator: str, seed: int, n_snapshots: int) -> list[Snapshot]:
     return to_snapshots(hub_exchange(HubExchangeConfig(n_snapshots=n_snapshots), seed), "1D")
 
 
-def terminal_errors(snaps: list[Snapshot], test_frac: float, n_levels: int = 10) -> dict[str, np.ndarray]:
+def terminal_errors(snaps: list[Snapshot], test_frac: float, n_levels: int = 10,
+                    learned: GRUForecaster | None = None) -> dict[str, np.ndarray]:
     """Per predictor: float[test, 2] absolute % errors of the forecast (|V|, |E|) = (x̂_n, ŷ_n) from the whole
-    Φ series observed before each test snapshot (thresholds from the training part)."""
+    Φ series observed before each test snapshot (thresholds from the training part). With ``learned`` (an
+    unfitted :class:`GRUForecaster`), it is fitted on the training part of the Φ series and reported as ``gru``."""
     n = len(snaps)
     n_test = max(1, int(round(test_frac * n)))
     n_train = int(round(0.7 * n))
@@ -44,6 +50,10 @@ def terminal_errors(snaps: list[Snapshot], test_frac: float, n_levels: int = 10)
             truth = phis[t, -2:]
             errs.append(100.0 * np.abs(f[-2:] - truth) / (truth + 1e-6))
         out[name] = np.array(errs)
+    if learned is not None:
+        f = learned.fit(phis[:n_train])
+        out["gru"] = np.array([100.0 * np.abs(f.predict(phis[:t])[-2:] - phis[t, -2:]) / (phis[t, -2:] + 1e-6)
+                               for t in range(n - n_test, n)])
     return out
 
 
@@ -56,9 +66,11 @@ def measure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measuremen
     with threadpool_limits(1):
         for g in fc.generators:
             for s in fc.seeds:
-                e = terminal_errors(make_series(g, s, fc.n_snapshots), fc.test_frac)
+                gru = GRUForecaster(hidden=fc.gru_hidden, steps=fc.gru_steps, seed=s) if fc.learned else None
+                e = terminal_errors(make_series(g, s, fc.n_snapshots), fc.test_frac, learned=gru)
                 per_series[f"{g}/{s}"] = {k: v.mean(0) for k, v in e.items()}
-    pooled = {k: np.mean([v[k] for v in per_series.values()], axis=0) for k in PREDICTORS}
+    names = (*PREDICTORS, "gru") if fc.learned else tuple(PREDICTORS)
+    pooled = {k: np.mean([v[k] for v in per_series.values()], axis=0) for k in names}
     others = [k for k in PREDICTORS if k != "vewma"]
     best_n = min(others, key=lambda k: pooled[k][0])
     best_e = min(others, key=lambda k: pooled[k][1])

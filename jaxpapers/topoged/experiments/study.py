@@ -7,6 +7,8 @@ named). Copy-last and EdgeBank are reported beside the criteria, never judged.
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import ml_collections
 import numpy as np
@@ -32,6 +34,21 @@ def study_config(cfg: ml_collections.ConfigDict) -> StudyConfig:
 
 def _run(cfg) -> StudyResult:
     return study(study_config(cfg))
+
+
+def window_sweep(base: StudyConfig, ks: tuple[int, ...]) -> dict[str, list[float]]:
+    """The history-window sweep (paper Fig. 4): for each k (edge bank, memory window, features) a TopoGED
+    decoder is trained and decoded in mode ``topoged`` only (no baselines); strict node / edge F1 and the
+    reference edge F1, pooled over the test snapshots of all seeds."""
+    out: dict[str, list[float]] = {"k": [], "node_f1_strict": [], "edge_f1_strict": [], "edge_f1_ref": []}
+    for k in ks:
+        cfg = dataclasses.replace(base, model=dataclasses.replace(base.model, k=int(k)), modes=("topoged",),
+                                  baselines=False)
+        r = study(cfg)
+        out["k"].append(int(k))
+        for key in ("node_f1_strict", "edge_f1_strict", "edge_f1_ref"):
+            out[key].append(round(r.mean("topoged", key), 4))
+    return out
 
 
 def _common(r: StudyResult) -> dict:
@@ -76,6 +93,8 @@ def measure_nodes(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Meas
         details={"by_model": _strict_table(r), "gcngru_tau": r.info["gcngru_tau"],
                  "edgebank_val_auc": r.info["edgebank_val_auc"], "memory_params": r.info["mem_params"],
                  "decoder_loss_first_last": r.info["decoder_loss_first_last"],
+                 "decoder_kept_epoch": r.info.get("decoder_kept_epoch"),
+                 "decoder_val_auc_per_epoch": r.info.get("decoder_val_auc_per_epoch"),
                  "gcngru_loss_first_last": r.info["gcngru_loss_first_last"], **_common(r)},
         figures={"f1": figures.f1_bars(_strict_table(r))},
         captions={"f1": figures.F1_CAPTION},
@@ -103,15 +122,23 @@ def measure_reference_gap(cfg: ml_collections.ConfigDict, key: jax.Array | None)
 
 
 def measure_edges(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measurement:
-    """T5: strict edge F1, TopoGED − GCNGRU (copy-last and EdgeBank in the details)."""
+    """T5: strict edge F1, TopoGED − GCNGRU (copy-last and EdgeBank in the details, and the downstream
+    graph-property task: accuracy of 1[|Ê_t| > |E_{t−1}|] for the label 1[|E_t| > |E_{t−1}|], per model).
+    Where the preset names ``sweep_ks`` (full), the history-window sweep :func:`window_sweep` is reported too."""
     del key
     r = _run(cfg)
     t, b = r.mean("topoged", "edge_f1_strict"), r.mean("gcngru", "edge_f1_strict")
+    rows = r.select("topoged")
     return Measurement(
         measured={"edge_f1_diff": t - b, "edge_f1_topoged": t, "edge_f1_gcngru": b},
         predicted={"edge_f1_topoged": 0.12, "edge_f1_gcngru": 0.0},  # paper, reference protocol
         n=r.info["n_test"],
-        details={"by_model": _strict_table(r), **_common(r)},
+        details={"by_model": _strict_table(r),
+                 "downstream_accuracy": {m: r.downstream_accuracy(m) for m in ("topoged", "oracle", *BASELINES)},
+                 "downstream_share_growing": float(np.mean([x["E_true"] > x["E_prev"] for x in rows])),
+                 **({"window_sweep": window_sweep(study_config(cfg), tuple(cfg.sweep_ks))}
+                    if cfg.get("sweep_ks") else {}),
+                 **_common(r)},
     )
 
 
@@ -120,11 +147,13 @@ def _errors(r: StudyResult, model: str) -> np.ndarray:
 
 
 def measure_structure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> Measurement:
-    """T6: structure-metric wins (9 metrics, pooled mean |error|, ties split) among TopoGED and GCNGRU; the
-    count with copy-last and EdgeBank added is reported."""
+    """T6: structure-metric wins (9 metrics, pooled mean |error|, ties split) among TopoGED and GCNGRU (and
+    EvolveGCN-O where the study trained it: the full preset); the count with copy-last and EdgeBank added is
+    reported."""
     del key
     r = _run(cfg)
-    w, skipped = wins({m: _errors(r, m) for m in ("topoged", "gcngru")})
+    gnns = ("gcngru", "evolvegcn") if r.select("evolvegcn") else ("gcngru",)
+    w, skipped = wins({m: _errors(r, m) for m in ("topoged", *gnns)})
     w_all, skipped_all = wins({m: _errors(r, m) for m in ("topoged", *BASELINES)})
     mean_abs = {m: dict(zip(STRUCTURE, np.nanmean(np.abs(_errors(r, m)), 0).round(4).tolist(), strict=True))
                 for m in ("topoged", *BASELINES)}
@@ -132,7 +161,8 @@ def measure_structure(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> 
         measured={"topoged_wins": w["topoged"], "gcngru_wins": w["gcngru"]},
         predicted={"topoged_wins": 6.78, "gcngru_wins": 3.35},  # paper (its baselines, real data)
         n=r.info["n_test"],
-        details={"wins_with_copy_last_edgebank": w_all, "nan_skipped": skipped, "nan_skipped_all": skipped_all,
+        details={"wins_among_gnns": w, "wins_with_copy_last_edgebank": w_all, "nan_skipped": skipped,
+                 "nan_skipped_all": skipped_all,
                  "mean_abs_error": mean_abs, **_common(r)},
     )
 
