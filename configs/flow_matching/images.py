@@ -25,7 +25,8 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
             width=1024,
             steps=500,
             batch_size=256,
-            eval_draws=4,
+            eval_draws=64,
+            seeds=3,
             sinkhorn_iters=200,
             sinkhorn_eps=0.05,
             solver_steps=50,
@@ -33,7 +34,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     )
     cfg.optim = ml_collections.ConfigDict(dict(lr=3e-3, schedule="constant"))
     if a.preset == "tiny":
-        cfg.images.update(held_out=64, ns=(32, 128), width=64, steps=10, batch_size=32, eval_draws=1,
+        cfg.images.update(held_out=64, ns=(32, 128), width=64, steps=10, batch_size=32, eval_draws=4, seeds=2,
                           sinkhorn_iters=10, solver_steps=4)
     elif a.preset == "full":
         cfg.images.update(dataset="mnist", held_out=10_000, ns=(1000, 4000, 16000, 60000 - 10_000), width=32768,

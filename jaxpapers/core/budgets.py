@@ -114,11 +114,6 @@ EXCEPTIONS: dict[str, PaperBudget] = {
         tests_s=65.0,  # [53 s on two workers, quiet cores]
         reason="float64 energies, Hessians and Newton refinements checked against jax.hessian and finite differences",
     ),
-    "flow_matching": PaperBudget(
-        verify_s=105.0,  # [86 s cold: FM2 42, FM1 21.5, FM6 9, FM5 8, FM4 6]
-        reason="full-batch GD on fixed triples at n·m up to 10^6 (FM2/FM5), a 3,000-step width sweep (FM1) and "
-        "conditional flow matching on the digits (FM6)",
-    ),
 }
 
 # Claims whose quick preset cannot fit the 60 s hard limit of one claim (core.claims.HARD_BUDGET_S):

@@ -153,7 +153,8 @@ class ImageConfig:
     width: int = 1024
     steps: int = 500
     batch_size: int = 256
-    eval_draws: int = 4  # fixed (x₀, t) draws per image for the train/test CFM losses
+    eval_draws: int = 64  # common (x₀, t) draws applied to every image for the paired train/test CFM losses
+    seeds: int = 3  # replicates: held-out split, initial weights and step keys
     sinkhorn_iters: int = 200
     sinkhorn_eps: float = 0.05  # entropic regularisation relative to the mean squared distance
     solver_steps: int = 50
@@ -165,7 +166,8 @@ class ImageConfig:
         check_range("images.width", self.width, 1)
         check_range("images.steps", self.steps, 1)
         check_range("images.batch_size", self.batch_size, 1)
-        check_range("images.eval_draws", self.eval_draws, 1)
+        check_range("images.eval_draws", self.eval_draws, 2)
+        check_range("images.seeds", self.seeds, 1)
         check_range("images.sinkhorn_iters", self.sinkhorn_iters, 1)
         check_range("images.sinkhorn_eps", self.sinkhorn_eps, 0.0, lo_open=True)
         check_range("images.solver_steps", self.solver_steps, 1)

@@ -48,13 +48,38 @@ def w2(x: Float[ArrayLike, "n d"], y: Float[ArrayLike, "k d"], method: str = "ex
             raise ConfigError(f"w2(method='sorting') is the 1-D W2; got d = {x.shape[1]}")
         return float(np.sqrt(np.mean((np.sort(x[:, 0]) - np.sort(y[:, 0])) ** 2)))
     check_range("n (exact assignment)", x.shape[0], 1, MAX_EXACT)
-    from scipy.optimize import linear_sum_assignment
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
         cost = _sqdist(x, y)
-        rows, cols = linear_sum_assignment(cost)
-    return float(np.sqrt(cost[rows, cols].mean()))
+        value = _emd_mean_cost(cost)
+        if value is None:
+            value = _assignment_mean_cost(cost)
+    return float(np.sqrt(max(value, 0.0)))
+
+
+def _assignment_mean_cost(cost: np.ndarray) -> float:
+    """Mean cost of the optimal assignment (``scipy.optimize.linear_sum_assignment``, Jonker–Volgenant)."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(cost)
+    return float(cost[rows, cols].mean())
+
+
+def _emd_mean_cost(cost: np.ndarray) -> float | None:
+    """The same optimum by POT's network simplex (``ot.emd2``, uniform weights; for equal sizes the optimal plan is
+    a permutation / n, so the value equals the assignment's mean cost): ~4× faster than the assignment solver at
+    n = 2000. ``None`` when POT is not installed or the simplex stopped before converging."""
+    try:
+        import ot
+    except ImportError:
+        return None
+    n = cost.shape[0]
+    weights = np.full(n, 1.0 / n)
+    value, log = ot.emd2(weights, weights, cost, numItermax=max(100_000, 50 * n * n), log=True)
+    if log.get("warning") is not None:
+        return None
+    return float(value)
 
 
 def sinkhorn_cost(
@@ -134,8 +159,19 @@ def ks_projected(samples: Float[ArrayLike, "n d"], target, directions: Float[Arr
     samples = np.asarray(samples, np.float64)
     out = []
     for e in np.asarray(directions, np.float64):
-        out.append(ks_statistic(samples @ e, lambda y, e=e: np.asarray(target.projected_cdf(jnp.asarray(y), e))))
+        out.append(ks_statistic(samples @ e, lambda y, e=e: _projected_cdf(target, y, e)))
     return np.array(out)
+
+
+def _projected_cdf(target, y: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The target's projected CDF at ``y``; for a Gaussian mixture in float64 NumPy, Σ_k π_k Φ((y − eᵀμ_k)/s)
+    (no JAX program to compile), else ``target.projected_cdf``."""
+    if all(hasattr(target, k) for k in ("means", "weights", "s")):
+        from scipy.special import ndtr
+
+        loc = np.asarray(target.means, np.float64) @ e
+        return np.sum(np.asarray(target.weights, np.float64) * ndtr((y[:, None] - loc) / target.s), -1)
+    return np.asarray(target.projected_cdf(jnp.asarray(y), e))
 
 
 def projection_directions(k: int) -> np.ndarray:

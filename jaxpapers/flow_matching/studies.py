@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxpapers.core import memo
+from jaxpapers.core.sim import fast_compile_options
 from jaxpapers.flow_matching import metrics, ntk
 from jaxpapers.flow_matching.config import GeneralisationConfig, GMMConfig, OptimisationConfig
 from jaxpapers.flow_matching.model import features, init_params, jacobian_x, neuron_mask, velocity
@@ -56,40 +57,39 @@ def optimisation_sweep(target_cfg: GMMConfig, opt: OptimisationConfig, seed: int
     def run():
         target = GMMTarget.from_config(target_cfg)
         key = jax.random.key(seed)
-        trs, ps, lam0, lmax = [], [], [], []
         m_max = max(opt.widths)
+
+        @functools.partial(jax.jit, compiler_options=fast_compile_options(0))  # runs for ms, compiles for seconds
+        def draw():
+            ks = [jax.random.fold_in(key, s) for s in range(opt.seeds)]
+            trs = [make_triples(jax.random.fold_in(k, 0), target, opt.n) for k in ks]
+            ps = [init_params(jax.random.fold_in(k, 1), m_max, target.d) for k in ks]
+            return jax.tree.map(lambda *xs: jnp.stack(xs), *trs), jax.tree.map(lambda *xs: jnp.stack(xs), *ps)
+
+        trs, ps = jax.tree.map(np.asarray, draw())  # [S, ...] each
+        lam0, lmax = [], []
         for s in range(opt.seeds):
-            ks = jax.random.fold_in(key, s)
-            tr = jax.jit(lambda k: make_triples(k, target, opt.n))(jax.random.fold_in(ks, 0))
-            z = np.asarray(features(tr["x"], tr["t"]), np.float64)
+            t = np.asarray(trs["t"][s], np.float64)[:, None]
+            z = np.concatenate([np.asarray(trs["x"][s], np.float64), t, np.ones_like(t)], axis=1)  # z = (x, t, 1)
             ntk.check_nonparallel(z)
             ev = np.linalg.eigvalsh(ntk.gram_hinf(z))
             lam0.append(ev[0])
             lmax.append(ev[-1])
-            trs.append(tr)
-            ps.append(jax.jit(lambda k: init_params(k, m_max, target.d))(jax.random.fold_in(ks, 1)))
-        stack = lambda xs, k: jnp.stack([x[k] for x in xs])  # noqa: E731
         lam0, lmax = np.array(lam0), np.array(lmax)
         eta = 1.0 / lmax
         # One program for the whole masked grid, or (quick size) one smaller program per width: the masked
         # neurons of the small widths would cost 2.3x the work at m = (256, 1024, 4096).
         groups = [opt.widths] if opt.masked else [(m,) for m in opt.widths]
-        dtype = trs[0]["x"].dtype
+        dtype = trs["x"].dtype
         parts = [
-            _width_sweep(
-                stack(ps, "W")[:, : max(g)],
-                stack(ps, "a")[:, : max(g)],
-                stack(trs, "x"),
-                stack(trs, "t"),
-                stack(trs, "u"),
-                jnp.asarray(eta, dtype),
-                jnp.asarray(g, dtype),
-                steps=opt.steps,
-                record_every=opt.record_every,
+            jax.tree.map(
+                np.asarray,
+                _width_sweep(ps["W"][:, : max(g)], ps["a"][:, : max(g)], trs["x"], trs["t"], trs["u"],
+                             eta.astype(dtype), np.asarray(g, dtype), steps=opt.steps, record_every=opt.record_every),
             )
             for g in groups
         ]
-        hist, lmin0, lmin1, drift = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=1), *parts)
+        hist, lmin0, lmin1, drift = jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *parts)
         out = {k: np.asarray(v, np.float64) for k, v in hist.items()}
         out.update(lambda0=lam0, lambda_max=lmax, eta=eta, ntk_lmin_init=np.asarray(lmin0, np.float64))
         out.update(ntk_lmin_final=np.asarray(lmin1, np.float64), gram_drift=np.asarray(drift, np.float64))
@@ -117,22 +117,16 @@ def rate_check(loss: np.ndarray, lambda0: float, eta: float, horizon: float, sla
 
 
 # -------------------------------------------------------------------------------------------- FM2, FM3, FM5
-@functools.partial(jax.jit, static_argnames=("steps", "power_iters"))
-def _fit(w0, a, x, t, u, key, *, steps: int, power_iters: int):
-    """η = 1/λ̂_max (power iterations on the empirical NTK at initialisation), then ``steps`` GD steps."""
+@functools.partial(jax.jit, static_argnames=("steps", "power_iters", "batches"))
+def _fit(w0, a, x, t, u, key, test_x, test_t, test_u, *, steps: int, power_iters: int, batches: int):
+    """η = 1/λ̂_max (power iterations on the empirical NTK at initialisation), ``steps`` GD steps, then the per-batch
+    mean ½‖v − u‖² on the test triples (``[batches]``). One program per (n, m)."""
     lam = ntk.power_lambda_max(w0, a, features(x, t), key, power_iters)
     tr = {"x": x, "t": t, "u": u}
     params, hist = gd_train({"W": w0, "a": a}, tr, 1.0 / lam, steps, record_every=steps)
-    return params, lam, hist["loss"][-1], mean_loss(params, tr)
-
-
-@functools.partial(jax.jit, static_argnames=("batches",))
-def _test_losses(params, x, t, u, v_star, *, batches: int):
-    """Per-batch mean ½‖v − u‖² and ½‖v* − u‖² on the test triples (``[batches]`` each)."""
-    v = velocity(params, x, t)
-    per = 0.5 * jnp.sum((v - u) ** 2, -1).reshape(batches, -1).mean(1)
-    per_star = 0.5 * jnp.sum((v_star - u) ** 2, -1).reshape(batches, -1).mean(1)
-    return per, per_star
+    v = velocity(params, test_x, test_t)
+    per = 0.5 * jnp.sum((v - test_u) ** 2, -1).reshape(batches, -1).mean(1)
+    return params, lam, hist["loss"][-1], mean_loss(params, tr), per
 
 
 @functools.partial(jax.jit, static_argnames=("steps", "method"))
@@ -142,31 +136,65 @@ def _sample(params, x0, *, steps: int, method: str):
     return x1, lipschitz_along(lambda x, s: jacobian_x(params, x, s), path)
 
 
+def _run_keys(seed: int):
+    key = jax.random.key(seed)
+    return {
+        "triples": lambda n: jax.random.fold_in(jax.random.fold_in(key, 1), n),  # depends on (seed, n) only
+        "init": lambda m: jax.random.fold_in(jax.random.fold_in(key, 2), m),  # depends on (seed, m) only
+        "power": jax.random.fold_in(key, 3),
+        "source": jax.random.fold_in(key, 4),
+        "target": jax.random.fold_in(key, 98),
+        "test": jax.random.fold_in(key, 99),
+    }
+
+
+def _inputs(target_cfg: GMMConfig, gen: GeneralisationConfig, seed: int) -> dict:
+    """Every random input of the FM2/FM3/FM5 runs of one seed, drawn by **one** jitted program (instead of one small
+    compile per n and per m): triples for each n in ``gen.ns`` ∪ {n_fixed}, initial weights for each m in
+    ``gen.widths`` ∪ {width}, the test triples with v* on them and the per-batch floor ½‖v* − u‖², the N source
+    points of the sampler and two independent N-draws of the target (W2 reference and sampling floor)."""
+
+    def run():
+        target = GMMTarget.from_config(target_cfg)
+        ns = tuple(sorted(set(gen.ns) | {gen.n_fixed}))
+        ms = tuple(sorted(set(gen.widths) | {gen.width}))
+        keys = _run_keys(seed)
+
+        @functools.partial(jax.jit, compiler_options=fast_compile_options(0))  # runs for ms, compiles for seconds
+        def draw():
+            test = make_triples(keys["test"], target, gen.test_size)
+            v_star = target.v_star(test["x"], test["t"])
+            per_star = 0.5 * jnp.sum((v_star - test["u"]) ** 2, -1).reshape(gen.test_batches, -1).mean(1)
+            draws = [target.sample(jax.random.fold_in(keys["target"], i), gen.samples) for i in (0, 1)]
+            return {
+                "triples": {n: make_triples(keys["triples"](n), target, n) for n in ns},
+                "init": {m: init_params(keys["init"](m), m, target.d) for m in ms},
+                "test": test,
+                "v_star": v_star,
+                "per_star": per_star,
+                "source": jax.random.normal(keys["source"], (gen.samples, target.d), test["x"].dtype),
+                "target": jnp.stack(draws),
+            }
+
+        return draw()
+
+    return memo.shared("flow_matching/generalisation_inputs", target_cfg, gen, seed, fn=run)
+
+
 def _test_set(target_cfg: GMMConfig, gen: GeneralisationConfig, seed: int):
-    def run():
-        target = GMMTarget.from_config(target_cfg)
-
-        @jax.jit  # one program instead of dozens of eagerly compiled small ops
-        def draw(key):
-            tr = make_triples(key, target, gen.test_size)
-            return tr, target.v_star(tr["x"], tr["t"])
-
-        return draw(jax.random.fold_in(jax.random.key(seed), 99))
-
-    return memo.shared("flow_matching/test_set", target_cfg, gen.test_size, seed, fn=run)
+    """The test triples of a seed (fixed for all runs) and v* on them."""
+    inputs = _inputs(target_cfg, gen, seed)
+    return inputs["test"], inputs["v_star"]
 
 
-def sampling_floor(target_cfg: GMMConfig, samples: int, seed: int) -> tuple[np.ndarray, float]:
-    """Target draws used as the W2 reference, and the floor: exact W2 between two independent ``samples``-draws."""
+def sampling_floor(target_cfg: GMMConfig, gen: GeneralisationConfig, seed: int) -> tuple[np.ndarray, float]:
+    """Target draws used as the W2 reference, and the floor: exact W2 between two independent ``gen.samples``-draws."""
 
     def run():
-        target = GMMTarget.from_config(target_cfg)
-        key = jax.random.fold_in(jax.random.key(seed), 98)
-        draw = jax.jit(lambda k: target.sample(k, samples))
-        y, y2 = np.asarray(draw(jax.random.fold_in(key, 0))), np.asarray(draw(jax.random.fold_in(key, 1)))
-        return y, metrics.w2(y, y2)
+        y = np.asarray(_inputs(target_cfg, gen, seed)["target"])
+        return y[0], metrics.w2(y[0], y[1])
 
-    return memo.shared("flow_matching/sampling_floor", target_cfg, samples, seed, fn=run)
+    return memo.shared("flow_matching/sampling_floor", target_cfg, gen, seed, fn=run)
 
 
 def generalisation_run(
@@ -175,22 +203,22 @@ def generalisation_run(
     """One FM2/FM5 run: GD on n fixed triples at width m; train/test loss, L*, their SEs; with ``sample`` also the
     FM3 quantities (W2 of N generated points to N target draws, the floor, ε_v and Λ̂).
 
-    The triples depend on (seed, n) only and the initial weights on (seed, m) only, so runs differ in one factor."""
+    The triples depend on (seed, n) only and the initial weights on (seed, m) only, so runs differ in one factor;
+    ``n`` must be in ``gen.ns`` or ``gen.n_fixed`` and ``m`` in ``gen.widths`` or ``gen.width``."""
 
     def run():
-        target = GMMTarget.from_config(target_cfg)
-        key = jax.random.key(seed)
-        tr = jax.jit(lambda k: make_triples(k, target, n))(jax.random.fold_in(jax.random.fold_in(key, 1), n))
-        p0 = jax.jit(lambda k: init_params(k, m, target.d))(jax.random.fold_in(jax.random.fold_in(key, 2), m))
-        params, lam, train_sum, train_mean = _fit(
-            p0["W"], p0["a"], tr["x"], tr["t"], tr["u"], jax.random.fold_in(key, 3), steps=gen.steps,
-            power_iters=gen.power_iters,
+        inputs = _inputs(target_cfg, gen, seed)
+        if n not in inputs["triples"] or m not in inputs["init"]:
+            raise ValueError(
+                f"generalisation_run(n={n}, m={m}): n must be one of {sorted(inputs['triples'])} and m one of "
+                f"{sorted(inputs['init'])} (gen.ns/gen.n_fixed and gen.widths/gen.width)"
+            )
+        tr, p0, test = inputs["triples"][n], inputs["init"][m], inputs["test"]
+        params, lam, train_sum, train_mean, per = _fit(
+            p0["W"], p0["a"], tr["x"], tr["t"], tr["u"], _run_keys(seed)["power"], test["x"], test["t"], test["u"],
+            steps=gen.steps, power_iters=gen.power_iters, batches=gen.test_batches,
         )
-        test, v_star = _test_set(target_cfg, gen, seed)
-        per, per_star = (
-            np.asarray(v, np.float64)
-            for v in _test_losses(params, test["x"], test["t"], test["u"], v_star, batches=gen.test_batches)
-        )
+        per, per_star = np.asarray(per, np.float64), np.asarray(inputs["per_star"], np.float64)
         b = gen.test_batches
         excess = per - per_star
         out = {
@@ -206,9 +234,8 @@ def generalisation_run(
             "excess_se": float(excess.std(ddof=1) / math.sqrt(b)),
         }
         if sample:
-            x0 = jax.random.normal(jax.random.fold_in(key, 4), (gen.samples, target.d), tr["x"].dtype)
-            x1, lip = _sample(params, x0, steps=gen.solver_steps, method=gen.solver)
-            y, floor_w2 = sampling_floor(target_cfg, gen.samples, seed)
+            x1, lip = _sample(params, inputs["source"], steps=gen.solver_steps, method=gen.solver)
+            y, floor_w2 = sampling_floor(target_cfg, gen, seed)
             eps_v = math.sqrt(max(2.0 * out["excess"], 0.0))
             out.update(w2=metrics.w2(np.asarray(x1), y), w2_floor=floor_w2, eps_v=eps_v, lipschitz=float(lip))
             out["w2_bound"] = floor_w2 + eps_v * math.exp(out["lipschitz"])

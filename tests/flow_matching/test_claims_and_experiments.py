@@ -125,3 +125,56 @@ def test_references_tiny_in_float64():
     assert abs(m.measured["floor_per_dim"] - math.pi / 2) < 5 * m.stderr["floor_per_dim"] + 1e-3
     assert m.measured["gauss_max_err"] < 1e-5 and m.measured["solver_max_err"] < 1e-3
     assert c.measured["ks_sqrtN_max"] > m.measured["ks_sqrtN_max"]
+
+
+def test_paired_gap_cancels_the_common_draw_effect():
+    """By construction: losses = draw effect + image effect. The draws cancel in every g_k (draw SE 0), so the SE
+    is the held-out images' part alone; an unpaired SE would carry the large draw variance."""
+    from jaxpapers.flow_matching.experiments.images import paired_gap
+
+    rng = np.random.default_rng(0)
+    draw = rng.normal(0, 10, size=(32, 1))
+    tr, te = draw + rng.normal(0, 0.1, size=(1, 40)), draw + 0.5 + rng.normal(0, 0.1, size=(1, 25))
+    gap, se, g, img = paired_gap(tr, te)
+    assert gap == pytest.approx(te.mean() - tr.mean(), rel=1e-12)
+    np.testing.assert_allclose(g, g[0], atol=1e-9)
+    assert se == pytest.approx(np.std(te[0], ddof=1) / 5, rel=1e-9)
+    unpaired = np.sqrt(np.var(te, ddof=1) / te.size + np.var(tr, ddof=1) / tr.size)
+    assert se < 0.2 * unpaired  # far below the draw-dominated unpaired SE
+
+
+@pytest.mark.slow
+def test_fm6_tiny_against_numpy():
+    """FM6 at tiny size: the per-draw losses recomputed in float64 NumPy from the trained weights, the paired gap,
+    its SE and the ratio recomputed from them, and the summary's numbers."""
+    from jaxpapers.flow_matching.experiments import images
+
+    cfg = config.load("flow_matching/images", "preset=tiny")
+    st = images.study(cfg)
+    m = images.summarise(st)
+    im = st["config"]
+    d = st["train"].shape[-1]
+    x0, t = (np.asarray(v, np.float64) for v in images.eval_draws(st["eval_keys"][0], im.eval_draws, d))
+    gaps = []
+    for j, n in enumerate(im.ns):
+        w, a = (np.asarray(st["params"][k][0, j], np.float64) for k in ("W", "a"))
+
+        def loss(x1, k, w=w, a=a):
+            x = (1 - t[k]) * x0[k] + t[k] * x1
+            z = np.concatenate([x, np.full((len(x), 1), t[k]), np.ones((len(x), 1))], 1) * st["z_scale"]
+            v = np.maximum(z @ w.T, 0) @ a / np.sqrt(w.shape[0])
+            return 0.5 * np.sum((v - (x1 - x0[k])) ** 2, 1)
+
+        tr = np.stack([loss(st["train"][0, j, :n], k) for k in range(im.eval_draws)])
+        te = np.stack([loss(st["test"][0, j], k) for k in range(im.eval_draws)])
+        np.testing.assert_allclose(st["train_losses"][0][j], tr, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(st["test_losses"][0, j], te, rtol=1e-4, atol=1e-4)
+        g = te.mean(1) - tr.mean(1)
+        se = np.sqrt(g.var(ddof=1) / g.size + te.mean(0).var(ddof=1) / te.shape[1])
+        assert m.details["gap_per_seed"][0][j] == pytest.approx(g.mean(), rel=1e-4, abs=1e-4)
+        assert m.details["gap_se_per_seed"][0][j] == pytest.approx(se, rel=1e-3)
+        gaps.append(g.mean())
+    ratio = m.measured["gap_ratio"][0]
+    assert ratio == (pytest.approx(gaps[-1] / gaps[0], rel=1e-3, abs=1e-4) if gaps[0] > 0 else np.inf)
+    assert len(m.measured["gap_ratio"]) == im.seeds
+    assert m.details["train_loss"][0][0] == pytest.approx(float(np.mean(st["train_losses"][0][0])), rel=1e-6)

@@ -20,6 +20,17 @@ def test_exact_w2_is_the_best_permutation():
     assert w2(x, y) == pytest.approx(math.sqrt(best), rel=1e-12)
 
 
+def test_network_simplex_and_assignment_solvers_agree():
+    """The exact W2 uses POT's simplex when installed; it must equal the assignment solver's optimum."""
+    from jaxpapers.flow_matching.metrics import _assignment_mean_cost, _emd_mean_cost, _sqdist
+
+    pytest.importorskip("ot")
+    rng = np.random.default_rng(3)
+    for n in (7, 300):
+        cost = _sqdist(rng.normal(size=(n, 2)), rng.normal(size=(n, 2)) * 0.5 + 1)
+        assert _emd_mean_cost(cost) == pytest.approx(_assignment_mean_cost(cost), rel=1e-10)
+
+
 def test_sorting_w2_equals_assignment_in_1d():
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=(50, 1)), rng.exponential(size=(50, 1))
@@ -60,6 +71,13 @@ def test_ks_of_exact_gmm_sample_is_small_and_of_a_wrong_one_large():
     assert math.sqrt(4000) * ks_statistic(0.8 * x @ e, cdf) > 5
     ref = np.mean(np.sort(x @ e)[None] <= np.array([-1.0, 0.3])[:, None], 1)
     np.testing.assert_allclose(cdf(np.array([-1.0, 0.3])), ref, atol=0.03)
+    from jaxpapers.flow_matching.metrics import _projected_cdf, ks_projected
+
+    y = np.linspace(-3, 3, 41)
+    for e2 in (e, np.array([0.6, 0.8])):  # the NumPy CDF used by ks_projected equals the target's JAX one
+        np.testing.assert_allclose(_projected_cdf(g, y, e2), np.asarray(g.projected_cdf(jnp.asarray(y), e2)),
+                                   atol=1e-6)
+    assert ks_projected(x, g, e[None])[0] == pytest.approx(ks_statistic(x @ e, cdf), abs=1e-6)
 
 
 def _write_idx(path, arr, code=0x08):

@@ -29,11 +29,17 @@ def _setup(n=6, m=12, seed=0):
 def test_closed_form_gradient_matches_autodiff():
     tr, p = _setup()
     z = features(tr["x"], tr["t"])
-    _, gw, _, _ = _loss_and_grads(p["W"], p["a"], z, tr["u"], None, None, 1 / np.sqrt(12))
-    np.testing.assert_allclose(gw, jax.grad(summed_loss)(p["W"], p["a"], z, tr["u"]), rtol=1e-4, atol=1e-5)
+    ref_loss, ref = jax.jit(jax.value_and_grad(summed_loss))(p["W"], p["a"], z, tr["u"])
+    grads = jax.jit(_loss_and_grads, static_argnums=(4, 5, 7))
+    for chunk in (None, 2, 4):  # one block; blocks of 2 rows; blocks of 4 rows (6 rows zero-padded to 8)
+        loss, gw, _ = grads(p["W"], p["a"], z, tr["u"], None, None, 1 / np.sqrt(12), chunk)
+        np.testing.assert_allclose(gw, ref, rtol=1e-4, atol=1e-5)
+        assert float(loss) == pytest.approx(float(ref_loss), rel=1e-5)
 
 
-def test_gd_train_matches_a_numpy_loop():
+@pytest.mark.parametrize("chunk", [None, 4])
+def test_gd_train_matches_a_numpy_loop(chunk):
+    """The scanned GD (one block of rows, or blocks of 4 rows with zero padding) against a float64 NumPy loop."""
     tr, p = _setup()
     z = np.asarray(features(tr["x"], tr["t"]), np.float64)
     u, w, a = np.asarray(tr["u"], np.float64), np.asarray(p["W"], np.float64), np.asarray(p["a"], np.float64)
@@ -44,7 +50,7 @@ def test_gd_train_matches_a_numpy_loop():
         losses.append(0.5 * np.sum(r**2))
         deltas.append(np.max(np.linalg.norm(w - w0, axis=1)))
         w = w - eta * (((r @ a.T) * (pre > 0) / np.sqrt(12)).T @ z)
-    params, hist = jax.jit(lambda p, tr: gd_train(p, tr, eta, 20, record_every=5))(p, tr)
+    params, hist = jax.jit(lambda p, tr: gd_train(p, tr, eta, 20, record_every=5, chunk=chunk))(p, tr)
     np.testing.assert_allclose(hist["loss"][:-1], losses, rtol=1e-4)
     np.testing.assert_allclose(hist["delta_max"][:-1], deltas[::5], rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(params["W"], w, rtol=1e-4, atol=1e-5)
