@@ -59,6 +59,28 @@ layers = experiments.layers.measure(config.load("unigraphlm/layers", f"preset={P
 layers.figures["layers"]
 
 # %% [markdown]
+# ## The trained pipeline, one data seed
+#
+# LM pretraining, Stage A, the supervised and untrained encoders, then 14 Stage-B runs in one vmapped program
+# (the Stage-A encoder under the curriculum, fixed, random-difficulty and anti samplers × 3 projector seeds,
+# the two baseline encoders under the curriculum) and closed-set evaluation. At the quick sizes this takes
+# ≈ 15 minutes on 2 CPU cores, so it is skipped in the tiny mode. One data seed is not a verdict: the claims
+# U1, U2, U3, U5 and U6 combine five of them under `--preset full`.
+
+# %%
+if PRESET != "tiny":
+    pipeline = experiments.pipeline
+    pipe_cfg = config.load("unigraphlm/pipeline", f"preset={PRESET}")
+    res = pipeline.study(pipe_cfg, 0)
+    names = [f"{r[0]}:{r[1]}:{r[2]}" for r in res["runs"]]
+    for name, row in zip(names, res["correct"], strict=True):
+        acc = pipeline.bucket_acc(row, res["test_bucket"])
+        print(name.ljust(26), " ".join(f"{b}={a:.2f}" for b, a in zip(pipeline.BUCKETS, acc, strict=True)))
+    print("chance".ljust(26), " ".join(f"{b}={a:.2f}" for b, a in zip(pipeline.BUCKETS, res["chance"], strict=True)))
+    print("R@1 Stage A:", res["r1"], "untrained:", res["r1_untrained"])
+    print("stage seconds:", res["seconds"])
+
+# %% [markdown]
 # The registered claims judge these measurements (`jaxpapers verify unigraphlm` runs the quick ones).
 
 # %%

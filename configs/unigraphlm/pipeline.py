@@ -2,8 +2,9 @@
 Stage B and the study's seeds.
 
 Presets: ``tiny`` (a few steps of every stage: an end-to-end smoke size), ``quick`` (the spec's quick sizes, one
-data seed: no claim runs at this preset), ``full`` with variants ``small`` (the quick sizes × 5 data seeds, a CPU
-run of ≈ 10–15 minutes) and ``paper`` (the spec's Full column, GPU). Groups: ``data`` -> ``DataConfig``, ``lm``
+data seed: the study a user or the notebook runs, ≈ 15 minutes on 2 loaded cores; no claim runs at this preset),
+``full`` with variants ``small`` (the quick sizes × 5 data seeds) and ``paper`` (the spec's Full column, GPU).
+Groups: ``data`` -> ``DataConfig``, ``lm``
 -> ``LMConfig``, ``enc`` -> ``EncoderConfig``, ``sup`` -> ``SupervisedConfig``, ``align`` -> ``AlignConfig``,
 ``study`` -> ``StudyConfig`` (all in ``unigraphlm.config``).
 """

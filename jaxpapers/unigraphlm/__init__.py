@@ -5,8 +5,9 @@ pretraining, then graph tokens tuned to the LM with a curriculum.
     data/              vocabulary, templates, the generated TAG suite, padded subgraphs, real-format loaders
     models/            the frozen decoder LM, the GNN encoder (core.nn layers), the projector, the GLM
     losses.py          CLIP, token-space anchor, answer NLL
+    train.py           the trainers (LM, Stage A, supervised encoder, Stage B with its samplers) and scoring
     curriculum.py      difficulty, competence pacing, the curriculum sampler and its controls
-    experiments/       layers.py (U7), scheduler.py (U4), pipeline.py (U1-U3, U5, U6: full preset)
+    experiments/       layers.py (U7), scheduler.py (U4), pipeline.py (the study of U1-U3, U5, U6: full preset)
     figures.py         the figures the notebook shows and the claims save
     claims.py          the registered claims
 
@@ -27,9 +28,27 @@ from jaxpapers.unigraphlm.models.glm import UniGraphLM
 from jaxpapers.unigraphlm.models.gnn import GraphEncoder
 from jaxpapers.unigraphlm.models.lm import TinyDecoderLM, param_hash
 from jaxpapers.unigraphlm.models.projector import GraphTokenProjector
+from jaxpapers.unigraphlm.train import (
+    StageBRun,
+    align_tune,
+    encode,
+    evaluate,
+    pretrain_graph_text,
+    pretrain_lm,
+    train_supervised_encoder,
+    untrained_encoder,
+)
 
 __all__ = [
     "CurriculumSampler",
+    "StageBRun",
+    "align_tune",
+    "encode",
+    "evaluate",
+    "pretrain_graph_text",
+    "pretrain_lm",
+    "train_supervised_encoder",
+    "untrained_encoder",
     "FixedSampler",
     "GraphEncoder",
     "GraphTokenProjector",

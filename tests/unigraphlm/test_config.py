@@ -1,13 +1,11 @@
-"""Presets resolve to valid typed configs; bad settings raise one clear error; the trained claims say why they
-do not run yet."""
+"""Presets resolve to valid typed configs; bad settings raise one clear error; the trained claims are full-only."""
 
 import pytest
 
 from jaxpapers.core import config, registry
 from jaxpapers.core.config import to_dataclass
-from jaxpapers.core.errors import ClaimSkipped, ConfigError
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.unigraphlm import config as C
-from jaxpapers.unigraphlm.experiments import pipeline
 
 GROUPS = {"data": C.DataConfig, "lm": C.LMConfig, "enc": C.EncoderConfig, "sup": C.SupervisedConfig,
           "align": C.AlignConfig, "study": C.StudyConfig}
@@ -38,11 +36,9 @@ def test_bad_settings_raise_clear_errors(cls, kw, match):
         cls(**kw)
 
 
-def test_trained_claims_are_full_only_and_skip_with_a_reason():
+def test_trained_claims_are_full_only():
     claims = {c.name.split("-")[0]: c for c in registry.claims_of("unigraphlm")}
     assert sorted(claims) == ["U1", "U2", "U3", "U4", "U5", "U6", "U7"]
     for cid in ("U1", "U2", "U3", "U5", "U6"):
         assert claims[cid].presets == ("full",)
-    for fn in (pipeline.measure_u1, pipeline.measure_u3):
-        with pytest.raises(ClaimSkipped, match="not assembled"):
-            fn(config.load("unigraphlm/pipeline", "preset=full"), None)
+        assert claims[cid].experiment.startswith(".experiments.pipeline:measure_")

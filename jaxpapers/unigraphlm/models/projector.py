@@ -7,6 +7,7 @@ of ``E_tok``): graph tokens whose norms differ 10× from word embeddings dominat
 from __future__ import annotations
 
 import flax.linen as nn
+import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
@@ -14,7 +15,7 @@ from jaxtyping import Array, Float
 class GraphTokenProjector(nn.Module):
     k_tokens: int
     d_lm: int
-    target_norm: float
+    target_norm: float | jax.Array  # a traced scalar inside a program that takes the LM's params as an argument
 
     @nn.compact
     def __call__(self, z: Float[Array, "B 3 G"]) -> Float[Array, "B K D"]:
