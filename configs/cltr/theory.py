@@ -28,6 +28,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
         dict(
             mu=1e-2,
             newton_iters=40,
+            newton_tol=1e-12,
             if_parts=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
             slope_window=(10.0, 1000.0),
             lr_min_if_part=500.0,

@@ -7,14 +7,23 @@ Theorem B's CL upper bound, and Head-then-Tail training on long-tailed data.
     solvers.py     exact float64 minimizers of multinomial logistic regression with L2 (damped Newton)
     theory.py      Theorem A's bound, linear response, global and local beta, Theorem B's sides, log-log slope
     cltr.py        the generic weighted loss, the Adam/AdamW stage program, the true and empirical Fisher
+    models.py      ResNet-32 (CIFAR) and the ViT with DualPrompt prefix prompts (full preset, C6)
     studies.py     the shared radius sweeps (C1, C2, C4)
-    experiments/   theory (C1, C2, C4) and cl (C3, C5a, C5b)
+    experiments/   theory (C1, C2, C4), cl (C3, C5a, C5b) and deep (C6)
     figures.py     the figures the notebook shows
     claims.py      the registered claims
 """
 
 from jaxpapers.cltr import experiments, figures
-from jaxpapers.cltr.cltr import empirical_fisher, make_loss_fn, mlp_apply, mlp_init, train_stage, true_fisher
+from jaxpapers.cltr.cltr import (
+    empirical_fisher,
+    gather_selected,
+    make_loss_fn,
+    mlp_apply,
+    mlp_init,
+    train_stage,
+    true_fisher,
+)
 from jaxpapers.cltr.config import CLConfig, DigitsConfig, NetConfig, TheoryConfig
 from jaxpapers.cltr.data import (
     draw_long_tailed_rng,
@@ -29,6 +38,7 @@ from jaxpapers.cltr.data import (
     partition,
     partition_ratio,
 )
+from jaxpapers.cltr.models import PromptedViT, ResNet32, prompt_optimizer, pull_loss, resnet_param_count
 from jaxpapers.cltr.solvers import damped_newton, logreg_grad, logreg_hessian, logreg_loss, solve_logreg
 from jaxpapers.cltr.theory import (
     cl_upper_bound,
@@ -43,6 +53,8 @@ __all__ = [
     "CLConfig",
     "DigitsConfig",
     "NetConfig",
+    "PromptedViT",
+    "ResNet32",
     "TheoryConfig",
     "cl_upper_bound",
     "damped_newton",
@@ -50,6 +62,7 @@ __all__ = [
     "empirical_fisher",
     "experiments",
     "figures",
+    "gather_selected",
     "gaussian_mixture",
     "global_beta",
     "linear_response_radius",
@@ -70,6 +83,9 @@ __all__ = [
     "neighborhood_bound",
     "partition",
     "partition_ratio",
+    "prompt_optimizer",
+    "pull_loss",
+    "resnet_param_count",
     "smoothness_constant",
     "solve_logreg",
     "train_stage",

@@ -23,7 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jaxtyping import Array, Float, Int
+from jaxtyping import Array, ArrayLike, Float, Int
+
+from jaxpapers.core.errors import ConfigError
 
 
 def mlp_shapes(d: int, hidden: int, c: int) -> list[tuple[int, ...]]:
@@ -102,13 +104,34 @@ def make_loss_fn(hidden: int, c: int, mu: float, temperature: float):
     return loss
 
 
+def gather_selected(spec: dict, x: Float[ArrayLike, "N D"], y: Int[ArrayLike, " N"], size: int | None = None):
+    """Restricts every row of a stacked spec to its selected samples (``w > 0``), padded to ``size`` (default:
+    the largest selection) with weight-0 copies of sample 0: returns ``(spec, x [B, M, D], y [B, M])`` with the
+    per-sample fields ``w`` and ``q`` gathered likewise. The loss, its gradient and a training stage are those of
+    the masked full set (a weight-0 sample contributes nothing), at ``M/N`` of the cost."""
+    w = np.asarray(spec["w"])
+    sel = [np.flatnonzero(wi > 0) for wi in w]
+    m = max(len(s) for s in sel) if size is None else int(size)
+    if any(len(s) > m for s in sel):
+        raise ConfigError(f"size={m} is smaller than the largest selection ({max(len(s) for s in sel)} samples)")
+    idx = np.zeros((len(w), m), np.int64)
+    valid = np.zeros((len(w), m), bool)
+    for b, s in enumerate(sel):
+        idx[b, : len(s)] = s
+        valid[b, : len(s)] = True
+    out = dict(spec)
+    out["w"] = jnp.asarray(np.where(valid, np.take_along_axis(w, idx, 1), 0.0), jnp.float32)
+    out["q"] = jnp.asarray(np.take_along_axis(np.asarray(spec["q"]), idx[..., None], 1), jnp.float32)
+    return out, jnp.asarray(np.asarray(x)[idx]), jnp.asarray(np.asarray(y)[idx])
+
+
 @functools.partial(jax.jit, static_argnames=("hidden", "c", "steps", "mu", "temperature", "lr", "weight_decay"))
 def train_stage(
     theta: Float[Array, "B P"],
     opt_state,
     spec: dict,
-    x: Float[Array, "N D"],
-    y: Int[Array, " N"],
+    x: Float[Array, "N D"] | Float[Array, "B M D"],
+    y: Int[Array, " N"] | Int[Array, "B M"],
     *,
     hidden: int,
     c: int,
@@ -119,21 +142,24 @@ def train_stage(
     weight_decay: float,
 ):
     """``steps`` full-batch Adam (``weight_decay = 0``) or AdamW steps of every row of ``theta`` on its ``spec``
-    row, in one ``lax.scan``, vmapped over rows; returns ``(theta, opt_state)`` so a stage can be continued."""
+    row, in one ``lax.scan``, vmapped over rows; returns ``(theta, opt_state)`` so a stage can be continued.
+    ``x, y`` are one pool shared by every row (``[N, D]``, ``[N]``) or one per row (``[B, M, D]``, ``[B, M]``,
+    from :func:`gather_selected`)."""
     loss = make_loss_fn(hidden, c, mu, temperature)
     opt = optax.adamw(lr, weight_decay=weight_decay) if weight_decay > 0 else optax.adam(lr)
 
-    def one(th, st, sp):
+    def one(th, st, sp, xs, ys):
         def step(carry, _):
             th, st = carry
-            g = jax.grad(loss)(th, sp, x, y)
+            g = jax.grad(loss)(th, sp, xs, ys)
             upd, st = opt.update(g, st, th)
             return (optax.apply_updates(th, upd), st), None
 
         (th, st), _ = jax.lax.scan(step, (th, st), length=steps)
         return th, st
 
-    return jax.vmap(one)(theta, opt_state, spec)
+    rows = 0 if x.ndim == 3 else None
+    return jax.vmap(one, in_axes=(0, 0, 0, rows, rows))(theta, opt_state, spec, x, y)
 
 
 def init_opt_state(theta: Float[Array, "B P"], lr: float, weight_decay: float):
@@ -148,6 +174,7 @@ def predict(theta: Float[Array, "B P"], x: Float[Array, "N D"], *, hidden: int, 
     return jnp.argmax(jax.vmap(lambda t: mlp_apply(t, x, hidden, c))(theta), axis=-1)
 
 
+@functools.partial(jax.jit, static_argnames=("hidden", "c"))
 def true_fisher(theta: Float[Array, " P"], x: Float[Array, "N D"], *, hidden: int, c: int) -> Float[Array, " P"]:
     """Diagonal true Fisher ``mean_i sum_y p(y|x_i) (d log p(y|x_i) / d theta)^2``, exact over the classes."""
 
@@ -161,6 +188,7 @@ def true_fisher(theta: Float[Array, " P"], x: Float[Array, "N D"], *, hidden: in
     return jnp.mean(jax.lax.map(per_sample, x), axis=0)
 
 
+@functools.partial(jax.jit, static_argnames=("hidden", "c"))
 def empirical_fisher(
     theta: Float[Array, " P"], x: Float[Array, "N D"], y: Int[Array, " N"], *, hidden: int, c: int
 ) -> Float[Array, " P"]:

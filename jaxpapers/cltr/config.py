@@ -56,7 +56,8 @@ class TheoryConfig:
     exact minimizers by damped Newton in float64 (C1, C2, C4)."""
 
     mu: float = 1e-2
-    newton_iters: int = 25
+    newton_iters: int = 25  # at most; each solve stops once ||grad|| <= newton_tol
+    newton_tol: float = 1e-12
     if_parts: tuple[float, ...] = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
     slope_window: tuple[float, float] = (10.0, 1000.0)
     lr_min_if_part: float = 500.0  # linear response checked at IF_part >= this
@@ -74,6 +75,7 @@ class TheoryConfig:
     def __post_init__(self):
         check_range("theory.mu", self.mu, 0.0, lo_open=True)
         check_range("theory.newton_iters", self.newton_iters, 1)
+        check_range("theory.newton_tol", self.newton_tol, 0.0)
         _positive_tuple("theory.if_parts", self.if_parts)
         _positive_tuple("theory.class_ifs", self.class_ifs, 1.0 - 1e-12)
         if len(self.slope_window) != 2 or not 0 < self.slope_window[0] < self.slope_window[1]:

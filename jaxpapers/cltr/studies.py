@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -40,10 +41,10 @@ def partition_weights(y: np.ndarray, selected: np.ndarray, r_weight: float | Non
     return np.stack([lt, wh, wt])
 
 
+@jax.jit
 def _losses(theta, x, y1h, w, mu):
-    return np.asarray(
-        [float(logreg_loss(jnp.asarray(t), x, y1h, jnp.asarray(wi), mu)) for t, wi in zip(theta, w, strict=False)]
-    )
+    """``logreg_loss`` of every ``(theta [B, P], w [B, N])`` pair in one program."""
+    return jax.vmap(logreg_loss, in_axes=(0, None, None, 0, None))(theta, x, y1h, w, mu)
 
 
 def radius_sweep(dcfg: DigitsConfig, tcfg: TheoryConfig) -> dict:
@@ -57,12 +58,11 @@ def radius_sweep(dcfg: DigitsConfig, tcfg: TheoryConfig) -> dict:
         rs = 1.0 / np.asarray(tcfg.if_parts, np.float64)
         rows = [partition_weights(d.y_pool, all_idx, r) for r in rs]
         w = np.concatenate([rows[0][1:], np.stack([r[0] for r in rows])])  # Head, Tail, LT(r) ...
-        theta, gnorm = solve_logreg(x, y1h, w, tcfg.mu, iters=tcfg.newton_iters)
-        theta_h, theta_t, theta_lt = theta[0], theta[1], theta[2:]
+        theta, gnorm = solve_logreg(x, y1h, w, tcfg.mu, iters=tcfg.newton_iters, tol=tcfg.newton_tol)
+        theta_h, theta_lt = theta[0], theta[2:]
         wt = jnp.asarray(w[1])
-        lt_head = float(logreg_loss(theta_h, x, y1h, wt, tcfg.mu))
-        lt_min = float(logreg_loss(theta_t, x, y1h, wt, tcfg.mu))
-        lt_opt = np.asarray([float(logreg_loss(t, x, y1h, wt, tcfg.mu)) for t in theta_lt])
+        lt = np.asarray(_losses(theta, x, y1h, jnp.broadcast_to(wt, (len(w), len(wt))), tcfg.mu))
+        lt_head, lt_min, lt_opt = float(lt[0]), float(lt[1]), lt[2:]
         dist = np.asarray(jnp.linalg.norm(theta_lt - theta_h[None], axis=1))
         hess = np.asarray(logreg_hessian(theta_h, x, y1h, jnp.asarray(w[0]), tcfg.mu))
         grad_t = np.asarray(logreg_grad(theta_h, x, y1h, wt, tcfg.mu))
@@ -102,12 +102,14 @@ def subsample_sweep(dcfg: DigitsConfig, tcfg: TheoryConfig) -> dict:
                     if_part[s, p, k] = counts[HEAD].sum() / counts[5:].sum()
         w = np.concatenate(rows)  # [(S P K) * 2, N]: LT, Head per draw
         uniq, inverse = np.unique(w, axis=0, return_inverse=True)
-        theta_u, gnorm_u = solve_logreg(x, y1h, uniq, tcfg.mu, iters=tcfg.newton_iters)
+        theta_u, gnorm_u = solve_logreg(x, y1h, uniq, tcfg.mu, iters=tcfg.newton_iters, tol=tcfg.newton_tol)
         theta = np.asarray(theta_u)[inverse.reshape(-1)].reshape(*shape, 2, -1)
         wt = np.stack([partition_weights(d.y_pool, np.flatnonzero(ww > 0))[2] for ww in w[0::2]]).reshape(*shape, -1)
-        loss = jnp.vectorize(lambda t, wi: logreg_loss(t, x, y1h, wi, tcfg.mu), signature="(p),(n)->()")
-        lt_opt = np.asarray(loss(jnp.asarray(theta[..., 0, :]), jnp.asarray(wt)))
-        lt_head = np.asarray(loss(jnp.asarray(theta[..., 1, :]), jnp.asarray(wt)))
+        n_draws, p = int(np.prod(shape)), theta.shape[-1]
+        both = np.concatenate([theta[..., 0, :].reshape(n_draws, p), theta[..., 1, :].reshape(n_draws, p)])
+        w_tail = jnp.asarray(np.tile(wt.reshape(n_draws, -1), (2, 1)))
+        lt = np.asarray(_losses(jnp.asarray(both), x, y1h, w_tail, tcfg.mu))
+        lt_opt, lt_head = lt[:n_draws].reshape(shape), lt[n_draws:].reshape(shape)
         dist = np.linalg.norm(theta[..., 0, :] - theta[..., 1, :], axis=-1)
         from jaxpapers.cltr.theory import neighborhood_bound
 

@@ -16,6 +16,7 @@ IDS = [
     "C4-cl-upper-bound",
     "C5a-cltr-beats-erm",
     "C5b-weak-regularisation",
+    "C6-cifar-lt-resnet32",
 ]
 
 
@@ -108,3 +109,70 @@ def test_c5_tiny_accuracies_equal_a_recount(monkeypatch):
         bal = acc[meth]["balanced"]
         np.testing.assert_allclose(bal, (acc[meth]["head"] + acc[meth]["tail"]) / 2, atol=1e-12)  # balanced test set
     np.testing.assert_allclose(acc["ft"]["forgetting"], acc["head"]["head"] - acc["ft"]["head"])
+
+
+@pytest.mark.slow
+def test_c3_tiny_distances_equal_one_masked_run_per_subset():
+    """C3 trains each distinct (seed, subset) once on its selected samples; one (seed, profile, IF) cell
+    recomputed with 0/1 weights over the whole pool gives the same distance."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxpapers.cltr import lt_counts, make_long_tailed, mlp_init, train_stage
+    from jaxpapers.cltr.cltr import init_opt_state, make_spec, stack
+
+    cfg = config.load("cltr/nonconvex", "preset=tiny")
+    m = experiments.cl.measure_nonconvex(cfg, None)
+    net = cfg.net
+    assert m.details["distinct_runs"] == net.seeds * (len(net.class_ifs) + 1)  # step: one Head-only run per seed
+    d = load_digits_split(DigitsConfig(**cfg.digits.to_dict()))
+    n, dim = d.x_pool.shape
+    p = dim * net.hidden + net.hidden + net.hidden * 10 + 10
+    k = len(net.class_ifs) - 1
+    sel = np.zeros(n, bool)
+    sel[make_long_tailed(d.y_pool, lt_counts(10, cfg.digits.n_pool, net.class_ifs[k], "step"), 0)] = True
+    head = sel & (d.y_pool < 5)
+    specs = stack([make_spec(n, 10, p, sel / sel.sum()), make_spec(n, 10, p, head / head.sum())])
+    t0 = jnp.stack([mlp_init(jax.random.key(0), dim, net.hidden, 10)] * 2)
+    th, _ = train_stage(
+        t0,
+        init_opt_state(t0, net.lr, net.weight_decay),
+        specs,
+        jnp.asarray(d.x_pool, jnp.float32),
+        jnp.asarray(d.y_pool, jnp.int32),
+        hidden=net.hidden,
+        c=10,
+        steps=net.steps,
+        mu=net.mu,
+        temperature=1.0,
+        lr=net.lr,
+        weight_decay=net.weight_decay,
+    )
+    ref = float(np.linalg.norm(np.asarray(th[0]) - np.asarray(th[1])))
+    assert m.details["dist"][0][0][k] == pytest.approx(ref, rel=1e-3)
+    assert m.measured["spearman_max"] <= 1.0
+
+
+@pytest.mark.slow
+def test_c6_tiny_runs_on_binary_files_and_skips_without_them(tmp_path):
+    from jaxpapers.core.errors import ClaimSkipped
+
+    rng = np.random.default_rng(0)
+    root = tmp_path / "cifar-10-batches-bin"
+    root.mkdir()
+    for name, per_class in [(f"data_batch_{i}.bin", 4) for i in range(1, 6)] + [("test_batch.bin", 2)]:
+        labels = np.repeat(np.arange(10), per_class).astype(np.uint8)
+        pixels = (rng.integers(0, 60, (len(labels), 3072)) + 19 * labels[:, None]).astype(np.uint8)
+        np.concatenate([labels[:, None], pixels], 1).tofile(root / name)
+    cfg = config.load("cltr/cifar_lt", "preset=tiny")
+    with pytest.raises(ClaimSkipped, match="data.root"):
+        experiments.deep.measure_cifar_lt(cfg, None)
+    cfg.data.root = str(tmp_path)
+    m = experiments.deep.measure_cifar_lt(cfg, None)
+    per_seed = m.details["per_seed"]
+    assert m.details["lt_size"] == sum(m.details["counts"]) and m.details["counts"][0] == 20
+    for row in per_seed["erm"] + per_seed["cltr_replay"]:
+        assert 0.0 <= row["overall"] <= 1.0
+        assert row["overall"] == pytest.approx((row["head"] + row["tail"]) / 2)  # balanced test set
+    gain = 100 * (per_seed["cltr_replay"][0]["overall"] - per_seed["erm"][0]["overall"])
+    assert m.measured["gain_points"] == pytest.approx(gain)

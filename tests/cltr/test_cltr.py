@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from jaxpapers.cltr import empirical_fisher, make_loss_fn, mlp_apply, mlp_init, train_stage, true_fisher
-from jaxpapers.cltr.cltr import init_opt_state, make_spec, stack
+from jaxpapers.cltr.cltr import gather_selected, init_opt_state, make_spec, stack
+from jaxpapers.core.errors import ConfigError
 
 D, H, C = 4, 5, 3
 
@@ -131,3 +132,32 @@ def test_true_fisher_exceeds_empirical_tenfold_at_a_converged_model():
     ef = float(empirical_fisher(th[0], x, y, hidden=H, c=C).sum())
     assert (np.asarray(jnp.argmax(mlp_apply(th[0], x, H, C), 1)) == np.asarray(y)).all()
     assert tf > 10 * ef
+
+
+def test_training_on_the_selected_samples_equals_masked_training():
+    """Gathering each row's selected samples (padded with weight-0 copies) gives the masked full-set loss, its
+    gradient and the same Adam trajectory, at a fraction of the rows."""
+    x, y = _data(n=30, seed=5)
+    n, p = len(y), D * H + H + H * C + C
+    rng = np.random.default_rng(6)
+    masks = [rng.random(n) < f for f in (0.3, 0.6, 0.9)]
+    specs = [
+        make_spec(n, C, p, m / m.sum(), q=rng.normal(size=(n, C)), alpha=1.5, offset=rng.normal(size=C))
+        for m in masks
+    ]
+    full = stack(specs)
+    sp, xs, ys = gather_selected(full, x, y)
+    assert xs.shape == (3, max(int(m.sum()) for m in masks), D) and ys.shape == xs.shape[:2]
+    np.testing.assert_allclose(np.asarray(sp["w"]).sum(1), 1.0, rtol=1e-6)
+    theta0 = jnp.stack([mlp_init(jax.random.key(k), D, H, C) for k in range(3)])
+    vg = jax.jit(jax.vmap(jax.value_and_grad(make_loss_fn(H, C, mu=0.01, temperature=2.0))))
+    lf, gf = vg(theta0, full, jnp.broadcast_to(x, (3, *x.shape)), jnp.broadcast_to(y, (3, n)))
+    ls, gs = vg(theta0, sp, xs, ys)
+    np.testing.assert_allclose(np.asarray(ls), np.asarray(lf), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gs), np.asarray(gf), rtol=1e-5, atol=1e-7)
+    kw = dict(hidden=H, c=C, steps=10, mu=0.01, temperature=2.0, lr=0.05, weight_decay=0.0)
+    th_f, _ = train_stage(theta0, init_opt_state(theta0, 0.05, 0.0), full, x, y, **kw)
+    th_s, _ = train_stage(theta0, init_opt_state(theta0, 0.05, 0.0), sp, xs, ys, **kw)
+    np.testing.assert_allclose(np.asarray(th_s), np.asarray(th_f), atol=1e-4)
+    with pytest.raises(ConfigError, match="size=2"):
+        gather_selected(full, x, y, size=2)

@@ -83,9 +83,13 @@ def run_methods(dcfg: DigitsConfig, ccfg: CLConfig) -> dict:
             "head": cltr.make_spec(n, C, p, (sel & is_head) / np.sum(sel & is_head)),
         }
         specs1 += [rows[m] for m in r1] + [rows["head"]] * (k - len(r1))
+    # Every row trains on its selected samples only (the LT subset, or a part of it), padded to one size so that
+    # both rounds share one compiled program: the same loss and gradient as 0/1 weights over the pool.
+    size = max(int(m[0].sum()) for m in masks)
     theta0 = jnp.stack([cltr.mlp_init(jax.random.key(s), dim, ccfg.hidden, C) for s in seeds for _ in range(k)])
     st0 = cltr.init_opt_state(theta0, ccfg.lr, ccfg.weight_decay)
-    theta1, st1 = cltr.train_stage(theta0, st0, cltr.stack(specs1), x, y, steps=ccfg.stage_steps, **kw)
+    sp1, x1, y1 = cltr.gather_selected(cltr.stack(specs1), x, y, size)
+    theta1, st1 = cltr.train_stage(theta0, st0, sp1, x1, y1, steps=ccfg.stage_steps, **kw)
     theta1 = np.asarray(theta1).reshape(len(seeds), k, p)
     head_theta = theta1[:, len(joint)]
 
@@ -126,7 +130,8 @@ def run_methods(dcfg: DigitsConfig, ccfg: CLConfig) -> dict:
     st2 = jax.tree.map(
         lambda a, b: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, b) if a.ndim else b, st1, fresh
     )
-    theta2, _ = cltr.train_stage(jnp.asarray(theta2_init), st2, cltr.stack(specs2), x, y, steps=ccfg.stage_steps, **kw)
+    sp2, x2, y2 = cltr.gather_selected(cltr.stack(specs2), x, y, size)
+    theta2, _ = cltr.train_stage(jnp.asarray(theta2_init), st2, sp2, x2, y2, steps=ccfg.stage_steps, **kw)
     xt = jnp.asarray(d.x_test, jnp.float32)
     pred1 = np.asarray(cltr.predict(jnp.asarray(theta1.reshape(-1, p)), xt, hidden=ccfg.hidden, c=C))
     pred2 = np.asarray(cltr.predict(theta2, xt, hidden=ccfg.hidden, c=C))
@@ -199,26 +204,29 @@ def measure_nonconvex(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> 
     n, dim = x.shape
     p = sum(int(np.prod(s)) for s in cltr.mlp_shapes(dim, ncfg.hidden, C))
     is_head = np.isin(d.y_pool, studies.HEAD)
-    specs, inits = [], []
+    # Runs are (seed, selected subset) pairs; identical ones (the step profile keeps every Head image, so its
+    # Head-only run is the same at every IF) are trained once, each on its selected samples only.
+    runs, which = {}, []
     for s in range(ncfg.seeds):
-        t0 = cltr.mlp_init(jax.random.key(s), dim, ncfg.hidden, C)
         for prof in ncfg.profiles:
             for imb in ncfg.class_ifs:
                 sel = np.zeros(n, bool)
                 sel[make_long_tailed(d.y_pool, lt_counts(C, dcfg.n_pool, imb, prof), s)] = True
-                specs += [
-                    cltr.make_spec(n, C, p, sel / sel.sum()),
-                    cltr.make_spec(n, C, p, (sel & is_head) / np.sum(sel & is_head)),
-                ]
-                inits += [t0, t0]
-    theta0 = jnp.stack(inits)
+                for subset in (sel, sel & is_head):
+                    which.append(runs.setdefault((s, subset.tobytes()), len(runs)))
+    keys = sorted(runs, key=runs.get)
+    subsets = [np.frombuffer(b, bool) for _, b in keys]
+    specs = [cltr.make_spec(n, C, p, m / m.sum()) for m in subsets]
+    inits = {s: cltr.mlp_init(jax.random.key(s), dim, ncfg.hidden, C) for s in range(ncfg.seeds)}
+    theta0 = jnp.stack([inits[s] for s, _ in keys])
     st = cltr.init_opt_state(theta0, ncfg.lr, ncfg.weight_decay)
+    sp, xs, ys = cltr.gather_selected(cltr.stack(specs), x, y)
     theta, _ = cltr.train_stage(
         theta0,
         st,
-        cltr.stack(specs),
-        x,
-        y,
+        sp,
+        xs,
+        ys,
         hidden=ncfg.hidden,
         c=C,
         steps=ncfg.steps,
@@ -227,7 +235,7 @@ def measure_nonconvex(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> 
         lr=ncfg.lr,
         weight_decay=ncfg.weight_decay,
     )
-    theta = np.asarray(theta).reshape(ncfg.seeds, len(ncfg.profiles), len(ncfg.class_ifs), 2, p)
+    theta = np.asarray(theta)[np.asarray(which)].reshape(ncfg.seeds, len(ncfg.profiles), len(ncfg.class_ifs), 2, p)
     dist = np.linalg.norm(theta[..., 0, :] - theta[..., 1, :], axis=-1)
     rho = np.asarray(
         [
@@ -243,5 +251,6 @@ def measure_nonconvex(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> 
             "spearman": {prof: rho[:, q].tolist() for q, prof in enumerate(ncfg.profiles)},
             "dist": dist.tolist(),
             "class_if": list(ncfg.class_ifs),
+            "distinct_runs": len(keys),
         },
     )

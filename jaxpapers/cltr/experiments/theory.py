@@ -160,12 +160,12 @@ def measure_cl_bound(cfg: ml_collections.ConfigDict, key: jax.Array | None) -> M
     def evaluate(pts, th0):
         _, traj = jax.lax.scan(anchor_step, th0, length=tcfg.anchor_steps)
         allp = jnp.concatenate([pts, traj])
-        lh = jax.vmap(lambda t: logreg_loss(t, x, y1h, wh, mu))(allp)
-        return allp, lh
+        lh = jax.vmap(lambda t: logreg_loss(t, x, y1h, wh, mu))(jnp.concatenate([th0[None], allp]))
+        return allp, lh[1:], lh[0]
 
     with single_thread_blas():
-        allp, lh = evaluate(jnp.asarray(points), jnp.asarray(theta_h))
-        lh_star = float(logreg_loss(jnp.asarray(theta_h), x, y1h, wh, mu))
+        allp, lh, lh_star = evaluate(jnp.asarray(points), jnp.asarray(theta_h))
+        lh_star = float(lh_star)
         lam_local, _ = smoothness_constant(
             logreg_loss, jnp.asarray(theta_h), x, y1h, wh, jnp.asarray(mu), iters=tcfg.power_iters
         )
