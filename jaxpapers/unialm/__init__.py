@@ -8,8 +8,9 @@ decoder (:mod:`.flow`, :mod:`.flow_decoder`), its training phases (:mod:`.train`
 ``figures`` submodules.
 The language model: :class:`UniALM` (:mod:`.lm`; experts, backbone and depth decoder), its config and the
 closed-form :func:`parameter_count`; its sequence layer (:mod:`.sequence`: id layout, task formats, loss
-masks, CFG drop, packing and collation), its loss (:func:`lm_loss`) and the four-stage recipe's optimizer masks
-(:mod:`.stages`).
+masks, CFG drop, packing and collation), its loss (:func:`lm_loss`), the four-stage recipe's optimizer masks and
+toy training run (:mod:`.stages`), and cached inference (:mod:`.generate`: understanding, audio generation with
+temperature, top-k and classifier-free guidance).
 """
 
 from jaxpapers.unialm import (
@@ -20,6 +21,7 @@ from jaxpapers.unialm import (
     flow,
     flow_decoder,
     gan,
+    generate,
     lm,
     probes,
     quantize,
@@ -58,6 +60,7 @@ from jaxpapers.unialm.train import recon_init, train_analysis, train_recon
 __all__ = [
     "UniALM",
     "UniALMConfig",
+    "generate",
     "lm",
     "lm_loss",
     "parameter_count",

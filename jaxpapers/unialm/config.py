@@ -22,6 +22,7 @@ import dataclasses
 
 from jaxpapers.core.checks import check_choice, check_range
 from jaxpapers.core.errors import ConfigError
+from jaxpapers.unialm.lm import UniALMConfig  # noqa: F401  (the LM's shape, for configs/unialm/lm.py)
 
 DECODERS: tuple[str, ...] = ("vocos", "conv", "flow")
 ANALYSIS_NORMS: tuple[str, ...] = ("layernorm", "none")

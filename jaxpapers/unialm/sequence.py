@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -219,3 +220,58 @@ def collate(sequences: Sequence[dict[str, np.ndarray]], length: int, cfg: UniALM
         positions[i] = np.minimum(np.arange(length), max(n - 1, 0))
     check_frames(frames, cfg)
     return {"frames": frames, "audio": audio, "loss_mask": loss, "positions": positions, "valid": valid}
+
+
+def random_parts(task: str, cfg: UniALMConfig, rng: np.random.Generator, n_text: int = 4, n_a: int = 3,
+                 n_r: int = 5) -> list[np.ndarray]:  # fmt: skip
+    """Random parts for ``task``: ordinary text ids, analysis codes [n_a, Q], recon codes [n_r, Q]."""
+    vocab = Vocab(cfg)
+    kinds, _ = TASK_FORMATS[task]
+    sizes = {"text": None, "A": (n_a, cfg.analysis_codes), "R": (n_r, cfg.recon_codes), "P": (n_r, cfg.recon_codes)}
+    parts = []
+    for kind in kinds:
+        if kind == "text":
+            parts.append(rng.integers(0, vocab.ordinary_text, int(rng.integers(1, n_text + 1))))
+        else:
+            t, hi = sizes[kind]
+            parts.append(rng.integers(0, hi, (t, cfg.codebooks)))
+    return parts
+
+
+COMPOSE_MODES = ("same_task", "mixed", "interleaved")
+
+
+def compose(
+    mode: str,
+    items: Sequence[tuple[str, Any]],
+    cfg: UniALMConfig,
+    *,
+    prompts: Sequence[np.ndarray | None] | None = None,
+) -> dict[str, np.ndarray]:
+    """One composed sequence (spec §4, stages 3-4), rendered; positions continue across its parts.
+
+    * ``same_task``: ``items`` are (task, parts) of ONE task; the first example carries ``prompts[0]``, the others
+      none, and every example's targets are in the loss (in-context few-shot structure, mode a).
+    * ``mixed``: (task, parts) of any tasks, each with its own prompt ``prompts[i]`` (mode b).
+    * ``interleaved``: ``items`` are (kind, ids) pieces of one utterance in order, kind ``text`` (ids), ``A`` or
+      ``R`` (codes), e.g. alternating words or sentences of text and audio; every piece is a target (mode c).
+    """
+    check_choice("mode", mode, COMPOSE_MODES)
+    if not items:
+        raise ConfigError("compose needs at least one item; got none")
+    prompts = list(prompts) if prompts is not None else [None] * len(items)
+    if len(prompts) != len(items):
+        raise ConfigError(f"prompts has {len(prompts)} entries; allowed: one per item ({len(items)})")
+    segments: list[Segment] = []
+    if mode == "interleaved":
+        for kind, ids in items:
+            check_choice("piece kind", kind, ("text", "A", "R"))
+            segments.append(Segment(kind, np.asarray(ids), target=True))
+        return render(segments, cfg)
+    tasks = {task for task, _ in items}
+    if mode == "same_task" and len(tasks) != 1:
+        raise ConfigError(f"same_task composes one task; got {sorted(tasks)}")
+    for i, (task, parts) in enumerate(items):
+        prompt = prompts[0] if mode == "same_task" and i == 0 else (prompts[i] if mode == "mixed" else None)
+        segments.extend(format_example(task, parts, prompt=prompt))
+    return render(segments, cfg)

@@ -15,6 +15,9 @@ SPEC_IDS = [
     "unialm/U2-rvq-coarse-to-fine",
     "unialm/U3-analysis-text-aligned",
     "unialm/U4-discrete-vs-continuous",
+    "unialm/U6-specialization-preserves-text",
+    "unialm/U7-recipe-integrity",
+    "unialm/U9-scale-shapes",
 ]
 
 

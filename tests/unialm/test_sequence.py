@@ -113,3 +113,23 @@ def test_out_of_range_ids_are_refused_on_the_host():
         sequence.format_example("asr", [np.array([1])])
     with pytest.raises(ConfigError, match="task='nope' is not allowed; choose 'asr'"):
         sequence.format_example("nope", [])
+
+
+def test_composed_sequences_in_the_three_modes():
+    from jaxpapers.unialm.lm import UniALMConfig
+
+    cfg = UniALMConfig(text_vocab=64, codebooks=2, analysis_codes=4, recon_codes=4)
+    rng = np.random.default_rng(0)
+    a, r, t = rng.integers(0, 4, (2, 2)), rng.integers(0, 4, (3, 2)), np.array([1, 2])
+    one = sequence.render(sequence.format_example("asr", [a, r, t], prompt=np.array([5])), cfg)
+    bare = sequence.render(sequence.format_example("asr", [a, r, t]), cfg)
+    few = sequence.compose("same_task", [("asr", [a, r, t])] * 3, cfg, prompts=[np.array([5]), None, None])
+    np.testing.assert_array_equal(few["frames"], np.concatenate([one["frames"], bare["frames"], bare["frames"]]))
+    assert few["loss_mask"][:, -1].sum() == 3 * len(t) + 6  # every example's transcript and its tags
+    mixed = sequence.compose("mixed", [("asr", [a, r, t]), ("text_only", [t])], cfg, prompts=[np.array([5]), None])
+    assert len(mixed["audio"]) == len(one["audio"]) + len(t) + 2
+    inter = sequence.compose("interleaved", [("text", t), ("A", a), ("text", t), ("R", r)], cfg)
+    np.testing.assert_array_equal(inter["audio"], [0] * 4 + [1] * 4 + [0] * 4 + [1] * 5)
+    assert inter["loss_mask"][inter["audio"], :2].all() and inter["loss_mask"][~inter["audio"], 2].all()
+    with pytest.raises(ConfigError, match="same_task composes one task"):
+        sequence.compose("same_task", [("asr", [a, r, t]), ("text_only", [t])], cfg)

@@ -98,6 +98,13 @@ class MultiHeadAttention(nn.Module):
     N heads before the implementation, so every implementation serves GQA unchanged. None: G = N.
     ``out_init`` replaces the output projection's initializer (``nn.initializers.zeros``: the layer adds
     nothing to a residual stream at initialisation).
+
+    ``decode=True`` keeps a key/value cache in the ``"cache"`` collection (``cached_key``/``cached_value``
+    [B, T, G, H] after the QK norm and ``qk_fn``, i.e. RoPE-rotated; ``cache_index`` the number of filled
+    slots). The first call (``init``) sizes the cache by its input length T and attends as without a cache;
+    each later call with x [B, S, D] writes its keys at slots [index, index + S) and lets query s attend to
+    slots ≤ index + s (causal by construction; ``mask``, broadcastable to [B, N, S, T], further restricts).
+    Positions for RoPE are the caller's (``qk_fn``). Without ``decode`` nothing of this runs.
     """
 
     num_heads: int
@@ -110,6 +117,7 @@ class MultiHeadAttention(nn.Module):
     act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
+    decode: bool = False
 
     @nn.compact
     def __call__(
@@ -135,13 +143,16 @@ class MultiHeadAttention(nn.Module):
             return constrain(y, heads_act)
 
         q, k, v = proj("query", n), proj("key", g), proj("value", g)
-        if g != n:  # each key/value head serves n // g consecutive query heads
-            k, v = (constrain(jnp.repeat(t, n // g, axis=-2), heads_act) for t in (k, v))
-        if self.qk_norm:
-            q = rms_norm("query_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(q)
-            k = rms_norm("key_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(k)
-        if qk_fn is not None:
-            q, k = qk_fn(q, k)
+        if self.decode:
+            q, k, v, mask, is_causal = self._cached(q, k, v, mask, is_causal, qk_fn, heads_act)
+        else:
+            if g != n:  # each key/value head serves n // g consecutive query heads
+                k, v = (constrain(jnp.repeat(t, n // g, axis=-2), heads_act) for t in (k, v))
+            if self.qk_norm:
+                q = rms_norm("query_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(q)
+                k = rms_norm("key_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(k)
+            if qk_fn is not None:
+                q, k = qk_fn(q, k)
         out = get_attention(self.impl)(q, k, v, mask=mask, is_causal=is_causal, **impl_kwargs)
         chex.assert_shape(out, q.shape)
         out = constrain(out, heads_act)
@@ -154,3 +165,37 @@ class MultiHeadAttention(nn.Module):
             name="out",
         )(out)
         return constrain(y, self.act_axes)
+
+    def _cached(self, q, k, v, mask, is_causal, qk_fn, heads_act):
+        """The ``decode`` path: QK norm and ``qk_fn`` on the G key heads, cache update, then GQA repeat."""
+        if q.ndim != 4:
+            raise ConfigError(f"decode=True needs x of shape [B, S, D]; got q of rank {q.ndim}")
+        n, g = q.shape[-2], k.shape[-2]
+        if self.qk_norm:
+            q = rms_norm("query_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(q)
+            k = rms_norm("key_norm", dtype=self.dtype, param_dtype=self.param_dtype, axis_name=axes.KV)(k)
+        if qk_fn is not None:  # RoPE acts per head, so rotating the G key heads equals rotating their repeats
+            q, k = qk_fn(q, k)
+        initialised = self.has_variable("cache", "cached_key")
+        cached_key = self.variable("cache", "cached_key", jnp.zeros, k.shape, k.dtype)
+        cached_value = self.variable("cache", "cached_value", jnp.zeros, v.shape, v.dtype)
+        index = self.variable("cache", "cache_index", lambda: jnp.array(0, jnp.int32))
+        if initialised:
+            s, t = q.shape[1], cached_key.value.shape[1]
+            i = index.value
+            cached_key.value = jax.lax.dynamic_update_slice(
+                cached_key.value, k.astype(cached_key.value.dtype), (0, i, 0, 0)
+            )
+            cached_value.value = jax.lax.dynamic_update_slice(
+                cached_value.value, v.astype(cached_value.value.dtype), (0, i, 0, 0)
+            )
+            index.value = i + s
+            k, v = cached_key.value, cached_value.value
+            allowed = (jnp.arange(t)[None, :] <= i + jnp.arange(s)[:, None])[None, None]  # [1, 1, S, T]
+            mask = allowed if mask is None else jnp.logical_and(mask, allowed)
+            is_causal = False
+        if mask is not None:
+            mask = jnp.broadcast_to(mask, (q.shape[0], n, q.shape[1], k.shape[1]))
+        if g != n:
+            k, v = (constrain(jnp.repeat(a, n // g, axis=-2), heads_act) for a in (k, v))
+        return q, k, v, mask, is_causal

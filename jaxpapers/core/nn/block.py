@@ -95,6 +95,10 @@ class DecoderBlock(nn.Module):
     ``zero_init_residual`` zeroes the attention-output and MLP-down kernels, so the block is exactly the
     identity at initialisation (a layer inserted into a trained model leaves its outputs unchanged). Params
     ``attn_norm``, ``attn``, ``mlp_norm``, ``mlp``.
+
+    ``decode=True`` gives the attention a key/value cache (see :class:`MultiHeadAttention`): x [B, S, D] are
+    the next S positions, ``angles`` their RoPE angles, ``mask`` broadcastable to [B, N, S, T] over the T
+    cache slots.
     """
 
     num_heads: int
@@ -107,6 +111,7 @@ class DecoderBlock(nn.Module):
     act_axes: tuple[str, ...] = SEQUENCE_ACT
     dtype: Any = jnp.float32
     param_dtype: Any = jnp.float32
+    decode: bool = False
 
     @nn.compact
     def __call__(
@@ -122,7 +127,8 @@ class DecoderBlock(nn.Module):
         if angles is not None:
             qk_fn = lambda q, k: (apply_rotary(q, angles), apply_rotary(k, angles))  # noqa: E731
         if mask is not None:  # [B or 1, N or 1, S, S] -> [B, N, S, S], the layout implementations take
-            mask = jnp.broadcast_to(mask, (x.shape[0], self.num_heads, x.shape[-2], x.shape[-2]))
+            keys = mask.shape[-1] if self.decode else x.shape[-2]
+            mask = jnp.broadcast_to(mask, (x.shape[0], self.num_heads, x.shape[-2], keys))
         h = rms_norm("attn_norm", param_dtype=self.param_dtype)(x).astype(self.dtype)
         h = MultiHeadAttention(
             self.num_heads,
@@ -130,6 +136,7 @@ class DecoderBlock(nn.Module):
             num_kv_heads=self.num_kv_heads,
             impl=self.attn_impl,
             out_init=zero,
+            decode=self.decode,
             **kw,
             name="attn",
         )(h, mask=mask, is_causal=self.is_causal, qk_fn=qk_fn)
@@ -183,7 +190,7 @@ def stack_layers(
         body = nn.remat(body, prevent_cse=False) if remat else body
         scanned = nn.scan(
             body,
-            variable_axes={"params": 0},
+            variable_axes={"params": 0, "cache": 0},
             split_rngs={"params": True, "dropout": True},
             in_axes=(0, *[nn.broadcast] * len(shared)),
             length=depth,
