@@ -33,4 +33,10 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     elif a.preset == "full":
         cfg.study.update(seeds=(0, 1, 2, 3, 4), queries_per_seed=400)
         cfg.training_free.videos = 40
+        # TinyVLM (spec §TinyVLM): trained once on SynthVMR train with random overlays; the training runner and its
+        # claims are not built yet, so nothing reads this group in any preset that runs.
+        cfg.tinyvlm = ml_collections.ConfigDict(dict(d_model=128, layers=2, heads=4, max_frames=64, train_clips=20_000,
+                                                     batch_size=32, learning_rate=1e-3, overlay_correct=0.5,
+                                                     overlay_random=0.1,
+                                                     checkpoint_dir="~/.cache/jaxpapers/vmr_tinyvlm"))
     return cfg
