@@ -89,7 +89,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "unialm": PaperBudget(
         verify_s=250.0,  # [codec 111, 108, 122 s, the espeak-ng build of the speech world included; the language
         # model's U6, U7, U9 (2026-12-03) 102 s cold at load 2-6, U9 68 s of it]
-        tests_s=130.0,  # [56, 64 s for the codec; the language model's tests add about 60 s]
+        tests_s=170.0,  # [161 s in the clean-clone CI of 46dc3bd, empty caches; 111 s with the test cache warm]
         notebook_s=45.0,  # [26, 33, 33 s]
         reason="trains two codec branches (U1 reconstruction, U3 analysis + probes) on synthesised speech; the "
         "language model's claims run the four-stage recipe at toy size (U7) and an 8-device sharded step of the "
@@ -104,6 +104,7 @@ EXCEPTIONS: dict[str, PaperBudget] = {
         "2 seeds and decodes 6 modes x 12 snapshots (T4a)",
     ),
     "cltr": PaperBudget(
+        tests_s=55.0,  # [49 s in the clean-clone CI of 46dc3bd, empty caches; 30 s warm]
         verify_s=70.0,  # [64 s cold at load 3-5 (2026-12-03, each run on its selected images only, Newton to
         # convergence): C3 20, C5a 17, C1 12, C5b 10, C2 3, C4 2; 42 CPU-s. Before: 100 s cold]
         reason="float64 Newton solves over partitions and seeds (C1-C4) and Head-then-Tail training of eight "
@@ -112,6 +113,14 @@ EXCEPTIONS: dict[str, PaperBudget] = {
     "selfplay_proving": PaperBudget(
         verify_s=70.0,  # [56.5 s cold: S6 24, S3 8, S4 8, S1 6, S2 6]
         reason="S6 trains five 2,000-step spectral-contrastive embeddings; S4 compiles two 2,304-node play programs",
+    ),
+    "flow_matching": PaperBudget(
+        tests_s=50.0,  # [43 s in the clean-clone CI of 46dc3bd, empty caches; 21 s warm]
+        reason="the blocked GD step and the paired FM6 gap checked against autodiff and float64 NumPy loops",
+    ),
+    "unigraphlm": PaperBudget(
+        tests_s=55.0,  # [51 s in the clean-clone CI of 46dc3bd, empty caches; 33 s warm]
+        reason="every stage trainer (LM, stage A, supervised, stage B) runs a few steps in its tests",
     ),
     "seal": PaperBudget(
         tests_s=65.0,  # [53 s on two workers, quiet cores]
@@ -159,7 +168,7 @@ OVER_HARD_LIMIT: dict[str, tuple[float, str]] = {
 FIXED_S = {
     "slow_tests": 640.0,  # wall: 1.2x the slowest of [426, 462, 534 s] of slow tests in three clean CI runs
     "install": 150.0,  # [75 s from this machine's package index; a CI machine may download more]
-    "core_tests": 120.0,  # wall: 1.2x [177, 160 s of core and launch tests, summed] / TESTS_SPEEDUP
+    "core_tests": 155.0,  # wall: [core 208 + launch 68 s, summed, in the clean-clone CI of 46dc3bd, empty caches] / 1.8
     "lint": 10.0,
     "wheel": 90.0,  # [69 s]
 }

@@ -49,6 +49,7 @@ def test_deriv_kernel_and_rotation():
     np.testing.assert_allclose(F.rotate(u, 2 * np.pi * 3 / 16, (16,)), np.roll(u, 3), atol=1e-12)
 
 
+@pytest.mark.slow  # 20 s per case with an empty compilation cache (jax.hessian of the float64 energy)
 @pytest.mark.parametrize("geo,n,K", CASES)
 def test_grad_and_hessian_match_autodiff_and_finite_differences(geo, n, K):
     model = seal.FourierHopfieldEnergy(geo, n, K)
