@@ -31,14 +31,16 @@ import numpy as np
 from jaxtyping import UInt8
 
 from jaxpapers.core.checks import check_choice, check_range
-from jaxpapers.core.errors import ConfigError, JaxpapersError
+from jaxpapers.core.data.video import (  # noqa: F401 - re-exported decoding API
+    IMAGE_SUFFIXES,
+    MissingExtraError,
+    frame_indices,
+)
+from jaxpapers.core.data.video import read_frames as decode_video
+from jaxpapers.core.data.video import read_image as _read_image
+from jaxpapers.core.data.video import resize_frames as _resize
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.fuxvit.config import DATA_SOURCES, DEFAULT_INDEX
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-
-
-class MissingExtraError(JaxpapersError, ImportError):
-    """An optional dependency (an extra of the jaxpapers package) is not installed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,76 +155,10 @@ def caption_index(tsv_path: str | Path, video_root: str | Path | None = None) ->
 # --------------------------------------------------------------------------------------------------
 
 
-def _resize(frames: np.ndarray, size: int | None) -> np.ndarray:
-    if size is None or frames.shape[1:3] == (size, size):
-        return frames
-    from skimage.transform import resize
-
-    out = resize(frames.astype(np.float32) / 255.0, (frames.shape[0], size, size, 3), anti_aliasing=True)
-    return np.clip(np.rint(out * 255), 0, 255).astype(np.uint8)
-
-
-def _read_image(path: Path) -> np.ndarray:
-    import matplotlib.image
-
-    img = np.asarray(matplotlib.image.imread(path))
-    if img.dtype != np.uint8:
-        img = np.clip(np.rint(img * 255), 0, 255).astype(np.uint8)
-    if img.ndim == 2:
-        img = np.repeat(img[..., None], 3, axis=-1)
-    return img[..., :3]
-
-
 def load_image(path: str | Path, *, size: int | None = None) -> np.ndarray:
     """An image file as uint8 [size, size, 3] (resized when ``size`` is given)."""
     img = _read_image(_need_file(path, "path"))
     return _resize(img[None], size)[0]
-
-
-def frame_indices(num_source: int, source_fps: float, fps: float | None, max_frames: int) -> np.ndarray:
-    """Indices of frames sampled at ``fps`` (every source frame if None) from a ``source_fps`` video."""
-    check_range("max_frames", max_frames, 1)
-    step = 1.0 if fps is None else source_fps / fps
-    if step <= 0:
-        raise ConfigError(f"fps={fps} must be positive")
-    idx = np.floor(np.arange(max_frames) * step).astype(np.int64)
-    return idx[idx < num_source]
-
-
-def decode_video(
-    path: str | Path,
-    *,
-    fps: float | None = None,
-    max_frames: int = 16,
-    size: int | None = None,
-    source_fps: float = 30.0,
-) -> np.ndarray:
-    """Frames of a video as uint8 [≤ max_frames, H, W, 3], sampled at ``fps`` (every frame if None).
-
-    A folder of PNG/JPEG frames next to the video path (same name without extension; frames in sorted
-    name order) is read directly, assuming ``source_fps``; a video file needs PyAV (the ``video`` extra).
-    """
-    path = Path(path)
-    folder = path if path.is_dir() else path.with_suffix("")
-    if folder.is_dir():
-        files = sorted(f for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-        if not files:
-            raise ConfigError(f"frame folder {str(folder)!r} holds no frames ({', '.join(IMAGE_SUFFIXES)})")
-        idx = frame_indices(len(files), source_fps, fps, max_frames)
-        return _resize(np.stack([_read_image(files[i]) for i in idx]), size)
-    _need_file(path, "path")
-    try:
-        import av
-    except ImportError:
-        raise MissingExtraError(
-            f"decoding {path.name} needs PyAV, which is not installed: pip install 'jaxpapers[video]'"
-        ) from None
-    with av.open(str(path)) as container:  # pragma: no cover - PyAV is not installed on the CI machine
-        stream = container.streams.video[0]
-        rate = float(stream.average_rate or source_fps)
-        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
-    idx = frame_indices(len(frames), rate, fps, max_frames)  # pragma: no cover
-    return _resize(np.stack([frames[i] for i in idx]), size)  # pragma: no cover
 
 
 def pad_frames(frames: np.ndarray, n: int) -> np.ndarray:

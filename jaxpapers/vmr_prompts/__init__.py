@@ -7,7 +7,13 @@ the parser, the verifier, selection, the pipeline and the metrics, plus the ``ex
 from jaxpapers.vmr_prompts import experiments, figures
 from jaxpapers.vmr_prompts.adapters.oracle import NoisyOracleVLM
 from jaxpapers.vmr_prompts.config import OracleConfig, StudyConfig, SynthConfig, ToolConfig
-from jaxpapers.vmr_prompts.data_real import load_activitynet, load_charades_sta, load_frame_folder, load_qvhighlights
+from jaxpapers.vmr_prompts.data_real import (
+    load_activitynet,
+    load_charades_sta,
+    load_frame_folder,
+    load_qvhighlights,
+    load_video,
+)
 from jaxpapers.vmr_prompts.keys import stable_key
 from jaxpapers.vmr_prompts.metrics import evaluate, iou, miou, r1_at
 from jaxpapers.vmr_prompts.model_api import VideoLanguageModel, grounding_prompt
@@ -26,7 +32,7 @@ __all__ = [
     "Candidate", "NoisyOracleVLM", "OracleConfig", "PipelineResult", "Query", "StudyConfig", "SynthConfig",
     "SyntheticDetector", "SyntheticRelevance", "ToolConfig", "VMRPromptPipeline", "Video", "VideoLanguageModel",
     "YesNoVerifier", "detect_events", "evaluate", "experiments", "figures", "generate_video", "grounding_prompt",
-    "iou", "keyframes", "load_activitynet", "load_charades_sta", "load_frame_folder", "load_qvhighlights",
+    "iou", "keyframes", "load_activitynet", "load_charades_sta", "load_frame_folder", "load_qvhighlights", "load_video",
     "make_split", "miou", "noun_phrases", "parse_segment", "r1_at", "render_all", "render_es", "render_km",
     "render_od", "select", "stable_key",
 ]

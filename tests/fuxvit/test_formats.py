@@ -1,6 +1,7 @@
 """Real-format loaders on tiny files written here in the exact on-disk formats (never real data)."""
 
 import json
+import sys
 
 import matplotlib.image
 import numpy as np
@@ -86,9 +87,10 @@ def test_caption_tsv(tmp_path):
         formats.caption_index(bad)
 
 
-def test_video_files_need_the_video_extra(tmp_path):
+def test_video_files_need_the_video_extra(tmp_path, monkeypatch):
     fake = tmp_path / "clip.mp4"
     fake.write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    monkeypatch.setitem(sys.modules, "av", None)  # as without PyAV: `import av` raises ImportError
     with pytest.raises(formats.MissingExtraError, match=r"jaxpapers\[video\]"):
         formats.decode_video(fake)
 

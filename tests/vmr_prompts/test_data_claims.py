@@ -11,8 +11,9 @@ import pytest
 import jaxpapers.vmr_prompts as paper
 from jaxpapers.core import config, registry
 from jaxpapers.core.errors import ConfigError
-from jaxpapers.vmr_prompts import load_activitynet, load_charades_sta, load_frame_folder, load_qvhighlights
+from jaxpapers.vmr_prompts import load_activitynet, load_charades_sta, load_frame_folder, load_qvhighlights, load_video
 from jaxpapers.vmr_prompts.experiments import metrics_parity, training_free
+from tests.video_files import flat_frames, write_mp4
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,8 +55,24 @@ def test_frame_folder_loader(tmp_path):
     assert v.frames.shape == (6, 8, 8, 3) and v.duration == 3.0 and v.fps == 2.0 and v.frames[5, 0, 0, 0] == 50
     v3 = load_frame_folder(tmp_path, fps=2.0, max_frames=3)
     assert v3.num_frames == 3 and v3.fps == pytest.approx(1.0)
-    with pytest.raises(ConfigError, match="no .png"):
+    with pytest.raises(ConfigError, match="does not exist"):
         load_frame_folder(tmp_path / "none", fps=1.0)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="holds no frames"):
+        load_frame_folder(tmp_path / "empty", fps=1.0)
+
+
+def test_video_file_loader_samples_at_fps_and_caps_uniformly(tmp_path):
+    colours = np.arange(12)[:, None] * np.array([20, 10, 5])  # frame i has a distinct colour
+    write_mp4(tmp_path / "v.mp4", flat_frames(colours, 16), fps=4)  # 3 s at 4 fps
+    v = load_video(tmp_path / "v.mp4", fps=1.0)  # source frames 0, 4, 8
+    assert v.video_id == "v" and v.fps == 1.0 and v.duration == pytest.approx(3.0)
+    np.testing.assert_allclose(v.frames.mean((1, 2)), colours[[0, 4, 8]], atol=2)
+    capped = load_video(tmp_path / "v.mp4", fps=4.0, max_frames=4)  # 12 samples, uniformly 4 of them
+    np.testing.assert_allclose(capped.frames.mean((1, 2)), colours[[0, 4, 7, 11]], atol=2)
+    assert capped.fps == pytest.approx(4 / 3.0)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_video(tmp_path / "missing.mp4", fps=1.0)
 
 
 def test_claims_registered_with_control_and_budgets():
