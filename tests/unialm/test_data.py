@@ -79,6 +79,21 @@ def test_interleaved_requests_for_two_voices_never_mix(no_binary):
     assert np.abs(f1[:n] - adam[0][:n]).max() > 0.05  # two voices, two signals
 
 
+@needs_library
+def test_breath_voices_are_the_same_in_every_run(no_binary):
+    """The library seeds its breath noise from time(NULL): calls a second apart (two worker processes, two
+    clock seeds) give the same samples only because each job re-seeds it from a hash of the job."""
+    import time
+
+    jobs = [("three", "whisper", 170, 50), ("three", "f3", 150, 60)]
+    first = espeak.synthesize_many(jobs, 16000, threads=1)
+    time.sleep(1.1)
+    again = espeak.synthesize_many(jobs, 16000, threads=1)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    other = espeak.synthesize_many([("three", "whisper", 170, 51)], 16000, threads=1)[0]
+    assert not np.array_equal(other[: len(first[0])], first[0][: len(other)])  # another job, other samples
+
+
 @needs_espeak
 def test_digit_world_is_cached_by_config_hash(tmp_path):
     cfg = DigitWorldConfig(n_voices=3, n_heldout=1, draws=1, threads=2)

@@ -4,12 +4,17 @@ Imports nothing from jaxpapers (nor JAX): :mod:`jaxpapers.unialm.data.espeak` ru
 ``python _espeak_library.py < jobs.json > clips.npz``, one process per chunk of jobs. The library keeps
 process-global state that no call resets (voice, parameters, the callback, and the phase of its pitch
 flutter, so an utterance depends on the ones synthesised before it in the same process): a fresh process per
-job list makes every clip a pure function of that list, and clips never mix between callers.
+job list makes every clip a pure function of that list, and clips never mix between callers. Its noise
+generator (the ``breath`` of voices such as whisper, f2, f3, Alicia) is seeded from the clock,
+``espeak_srand(time(NULL))`` in ``espeak_ng_Initialize``, so each job re-seeds it with
+``espeak_ng_SetRandSeed`` from a hash of the job (:func:`job_seed`); without that, such clips change with the
+second they are made in.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import io
 import json
 import sys
@@ -42,6 +47,7 @@ class Library:
             ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
             ctypes.c_void_p, ctypes.c_void_p,
         ]  # fmt: skip
+        lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
         lib.espeak_Info.restype = ctypes.c_char_p
         lib.espeak_Info.argtypes = [ctypes.c_void_p]
         sr = lib.espeak_Initialize(self._AUDIO_OUTPUT_SYNCHRONOUS, 0, self.data_path.encode(), 0)
@@ -64,9 +70,10 @@ class Library:
         return sorted(p.name for p in folder.iterdir() if p.is_file() and " " not in p.name)
 
     def synthesize(self, text: str, variant: str, rate: int, pitch: int) -> np.ndarray:
-        """int16 samples at 22,050 Hz of ``text`` in voice ``en-us+variant``."""
+        """int16 samples at 22,050 Hz of ``text`` in voice ``en-us+variant``, its noise seeded by :func:`job_seed`."""
         if self.lib.espeak_SetVoiceByName(f"en-us+{variant}".encode()) != 0:
             raise ValueError(f"variant={variant!r}: libespeak-ng has no voice en-us+{variant}")
+        self.lib.espeak_ng_SetRandSeed(job_seed(text, variant, rate, pitch))
         self.lib.espeak_SetParameter(self._RATE, int(rate), 0)
         self.lib.espeak_SetParameter(self._PITCH, int(pitch), 0)
         self._chunks = []
@@ -76,6 +83,12 @@ class Library:
         if err != 0 or not self._chunks:
             raise RuntimeError(f"libespeak-ng failed (error {err}) for text={text!r}, voice en-us+{variant}")
         return np.concatenate(self._chunks)
+
+
+def job_seed(text: str, variant: str, rate: int, pitch: int) -> int:
+    """A 31-bit seed for the library's noise generator: blake2b of the job, the same in every process."""
+    key = json.dumps([str(text), str(variant), int(rate), int(pitch)]).encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "little") & 0x7FFFFFFF
 
 
 def main() -> None:

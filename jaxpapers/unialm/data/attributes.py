@@ -161,7 +161,7 @@ def load_world(path: str | os.PathLike) -> dict[str, np.ndarray]:
 def attribute_world(cfg: AttributeWorldConfig, cache_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
     """The attribute world, loaded from or saved to ``cache_dir/attributes-<config hash>.npz``."""
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
-    key = config_hash("attribute_world/v1", cfg, espeak.list_variants(), espeak.backend_id())
+    key = config_hash("attribute_world/v2", cfg, espeak.list_variants(), espeak.backend_id())
     path = cache / f"attributes-{key}.npz"
     return cached_npz(path, lambda: build_attribute_world(cfg), load_world)
 

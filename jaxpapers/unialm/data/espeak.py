@@ -7,9 +7,13 @@ Two backends give the same voices; the library one is the default:
   int16 chunks in memory. The C library holds process-global state that no call resets (the voice, the
   callback, the phase of its pitch flutter: the same request twice in one process gives different samples),
   so synthesis runs in fresh worker processes (``_espeak_library.py``), one per chunk of a job list: every
-  clip is a pure function of the job list, and requests of different callers never mix.
+  clip is a pure function of the job list, and requests of different callers never mix. The library seeds
+  its noise generator (breath voices: whisper, f2, f3, Alicia, ...) from the clock; the worker re-seeds it from a
+  hash of each job, so those clips are the same in every run too.
 * ``binary``: the ``espeak-ng`` program (``$ESPEAK_NG`` or the PATH, e.g. Debian's 1.51):
-  ``espeak-ng -v en-us+VARIANT -s RATE -p PITCH --stdout TEXT`` writes a WAV read from the pipe.
+  ``espeak-ng -v en-us+VARIANT -s RATE -p PITCH --stdout TEXT`` writes a WAV read from the pipe. The program
+  has no seed option: its breath voices change with the second they are synthesised in, so worlds made
+  with it differ between runs (the library backend is the reproducible one).
 
 :func:`backend` picks the library when the wheel imports and the binary otherwise; set
 ``JAXPAPERS_SPEECH=binary`` (or ``library``) to choose. The two versions can give slightly different

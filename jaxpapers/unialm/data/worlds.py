@@ -128,7 +128,7 @@ def digit_world(cfg: DigitWorldConfig, cache_dir: str | os.PathLike | None = Non
     """The digit world (arrays keyed ``audio [n, N]``, ``voice``, ``digit``, ``draw``, ``rate``, ``pitch``,
     ``heldout``, ``voice_names``), loaded from or saved to ``cache_dir/digits-<hash>.npz``."""
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
-    key = config_hash("digit_world/v1", cfg, espeak.list_variants(), espeak.backend_id())
+    key = config_hash("digit_world/v2", cfg, espeak.list_variants(), espeak.backend_id())
     return cached_npz(cache / f"digits-{key}.npz", lambda: _build_digit_world(cfg))
 
 
