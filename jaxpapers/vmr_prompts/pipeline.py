@@ -15,7 +15,7 @@ from jaxpapers.vmr_prompts.config import PROMPTS, ToolConfig
 from jaxpapers.vmr_prompts.metrics import to_moment_detr
 from jaxpapers.vmr_prompts.model_api import grounding_prompt
 from jaxpapers.vmr_prompts.parse import parse_segment
-from jaxpapers.vmr_prompts.prompts import es, fuse, km, od
+from jaxpapers.vmr_prompts.prompts import es, fuse, km, numbers, od
 from jaxpapers.vmr_prompts.select import select
 from jaxpapers.vmr_prompts.types import Candidate, PipelineResult, Query, Video
 from jaxpapers.vmr_prompts.verify import YesNoVerifier
@@ -26,14 +26,16 @@ LEGENDS = {"base": None, "es": es.LEGEND, "od": od.LEGEND, "km": km.LEGEND, "all
 class VMRPromptPipeline:
     """``pipeline(video, query) -> PipelineResult``. ``prompts`` picks the prompted candidates (any of
     ``"es"``, ``"od"``, ``"km"``); the tools default to the offline pixel-reading stand-ins and accept real ones
-    with the same signatures (``events(frames)``, ``detector(frames, phrases)``, ``relevance(frames, q)``)."""
+    with the same signatures (``events(frames)``, ``detector(frames, phrases)``, ``relevance(frames, q)``).
+    ``frame_numbers=True`` adds NumPro's red frame numbers and its instruction to every grounding call, baseline
+    included (:mod:`~jaxpapers.vmr_prompts.prompts.numbers`); verification always sees the clean video."""
 
     def __init__(self, model, prompts=PROMPTS, verifier: YesNoVerifier | None = None, margin: float = 0.0,
                  tools: ToolConfig | None = None, events=None, detector=None, relevance=None,
-                 frame_end: str = "next"):
+                 frame_end: str = "next", frame_numbers: bool = False):
         for p in prompts:
             check_choice("prompts[]", p, PROMPTS)
-        self.model, self.prompts = model, tuple(prompts)
+        self.model, self.prompts, self.frame_numbers = model, tuple(prompts), bool(frame_numbers)
         self.verifier = verifier or YesNoVerifier()
         tools = tools or ToolConfig()
         self.margin, self.tools, self.frame_end = float(margin), tools, frame_end
@@ -48,7 +50,18 @@ class VMRPromptPipeline:
                 "flags": km.keyframes(self.relevance(f, query.text), self.tools.km_threshold, self.tools.km_quantile)}
 
     def render(self, video: Video, name: str, tools: dict) -> np.ndarray:
-        """The frames of variant ``name`` (base, es, od, km or all) drawn from the given tool outputs."""
+        """The frames of variant ``name`` (base, es, od, km or all) drawn from the given tool outputs, with the
+        frame numbers on top when ``frame_numbers`` is set."""
+        f = self._overlay(video, name, tools)
+        return numbers.render_frame_numbers(f) if self.frame_numbers else f
+
+    def legend(self, name: str) -> str | None:
+        """Variant ``name``'s legend, after NumPro's instruction when ``frame_numbers`` is set."""
+        parts = [numbers.LEGEND] if self.frame_numbers else []
+        parts += [LEGENDS[name]] if LEGENDS[name] else []
+        return " ".join(parts) or None
+
+    def _overlay(self, video: Video, name: str, tools: dict) -> np.ndarray:
         f, t = video.frames, self.tools
         if name == "base":
             return f
@@ -63,7 +76,7 @@ class VMRPromptPipeline:
 
     def ground(self, video: Video, query: Query, name: str, frames: np.ndarray) -> Candidate:
         """One grounding call on ``frames`` with variant ``name``'s legend, parsed with the fps the model saw."""
-        text = self.model.generate(frames, video.fps, grounding_prompt(query.text, LEGENDS[name]))
+        text = self.model.generate(frames, video.fps, grounding_prompt(query.text, self.legend(name)))
         return Candidate(name, parse_segment(text, video.fps, video.duration, self.frame_end), text)
 
     def candidates(self, video: Video, query: Query, tools: dict | None = None) -> list[Candidate]:
