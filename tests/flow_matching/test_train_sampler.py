@@ -17,7 +17,7 @@ from jaxpapers.flow_matching import (
     make_triples,
     velocity,
 )
-from jaxpapers.flow_matching.model import features, init_params, neuron_mask
+from jaxpapers.flow_matching.model import MLPVelocity, features, init_params, neuron_mask
 from jaxpapers.flow_matching.train import _loss_and_grads, summed_loss
 
 
@@ -84,6 +84,22 @@ def test_ntk_scaling_keeps_the_initial_output_scale():
     np.testing.assert_allclose(v_off, v_on * 64.0, rtol=1e-4, atol=1e-4)
     z2 = float(jnp.mean(jnp.sum(features(x, t) ** 2, -1)))
     assert float(jnp.mean(v_on**2)) == pytest.approx(z2 / 2, rel=0.2)
+
+
+def test_mlp_velocity_is_a_relu_mlp_on_x_t_1():
+    """The deeper image baseline: ``depth`` ReLU layers on z = (x, t, 1), then a linear read-out (NumPy forward)."""
+    x, t = np.random.default_rng(0).normal(size=(5, 3)), np.linspace(0.0, 1.0, 5)
+    model = MLPVelocity(width=7, depth=3, d_out=3)
+    xj, tj = jnp.asarray(x, jnp.float32), jnp.asarray(t, jnp.float32)
+    params = model.init(jax.random.key(0), xj, tj)["params"]
+    h = np.concatenate([x, t[:, None], np.ones((5, 1))], axis=1)
+    for i in range(3):
+        layer = params[f"layers_{i}"]
+        h = np.maximum(h @ np.asarray(layer["kernel"], np.float64) + np.asarray(layer["bias"], np.float64), 0.0)
+    want = h @ np.asarray(params["out"]["kernel"], np.float64) + np.asarray(params["out"]["bias"], np.float64)
+    got = model.apply({"params": params}, xj, tj)
+    assert got.shape == (5, 3) and len(params) == 4
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
 
 
 def test_image_input_scale():
