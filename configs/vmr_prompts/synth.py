@@ -6,9 +6,10 @@ selection, random choice and best-of-4.
 
     jaxpapers verify vmr_prompts/V2a-own-subsets vmr_prompts/V4-selection   # quick, 2 CPU cores
 
-Presets: ``tiny`` (tests: 1 seed × 8 queries), ``quick`` (default), ``full`` (5 seeds × 400 queries, 64 px; the
-TinyVLM and real-MLLM full presets are not built). Groups: ``study`` -> fields of ``vmr_prompts.config.StudyConfig``,
-``synth`` -> ``SynthConfig``, ``oracle`` -> ``OracleConfig``, ``tools`` -> ``ToolConfig``.
+Presets: ``tiny`` (tests: 1 seed × 8 queries), ``quick`` (default), ``full`` (5 seeds × 400 queries, 64 px, and the
+``tinyvlm`` training group; no claim runs TinyVLM or a real MLLM yet). Groups: ``study`` -> fields of
+``vmr_prompts.config.StudyConfig``, ``synth`` -> ``SynthConfig``, ``oracle`` -> ``OracleConfig``, ``tools`` ->
+``ToolConfig``, ``tinyvlm`` (full) -> ``vmr_prompts.adapters.tiny_vlm_train.TinyVLMTrainConfig``.
 """
 
 import ml_collections
@@ -33,10 +34,12 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     elif a.preset == "full":
         cfg.study.update(seeds=(0, 1, 2, 3, 4), queries_per_seed=400)
         cfg.training_free.videos = 40
-        # TinyVLM (spec §TinyVLM): trained once on SynthVMR train with random overlays; the training runner and its
-        # claims are not built yet, so nothing reads this group in any preset that runs.
+        # TinyVLM (spec §TinyVLM): fields of vmr_prompts.adapters.tiny_vlm_train.TinyVLMTrainConfig, trained once on
+        # SynthVMR train (seed 100) with random overlays by `train_tinyvlm(cfg, checkpoint_dir)` (resumable); no claim
+        # reads it yet. 1.9 s per step on 2 CPU cores (2026-12-04), so 1,250 steps (two passes) take ~40 min there.
         cfg.tinyvlm = ml_collections.ConfigDict(dict(d_model=128, layers=2, heads=4, max_frames=64, train_clips=20_000,
-                                                     batch_size=32, learning_rate=1e-3, overlay_correct=0.5,
-                                                     overlay_random=0.1,
-                                                     checkpoint_dir="~/.cache/jaxpapers/vmr_tinyvlm"))
+                                                     train_seed=100, steps=1_250, batch_size=32, learning_rate=1e-3,
+                                                     overlay_correct=0.5, overlay_random=0.1, verify_fraction=0.5,
+                                                     log_every=50, ckpt_every=250))
+        cfg.tinyvlm_checkpoint_dir = "~/.cache/jaxpapers/vmr_tinyvlm"
     return cfg

@@ -1,5 +1,6 @@
-"""TinyVLM (spec §TinyVLM) at tiny size: head shapes, a few Adam steps lower the loss on a fixed batch, the span
-decoder against brute force, and the model-interface outputs (parsable text, normalised Yes/No, fixed weights)."""
+"""TinyVLM (spec §TinyVLM) at tiny size: head shapes, a few steps of the shared trainer lower the loss on a fixed
+batch, the span decoder against brute force, and the model-interface outputs (parsable text, normalised Yes/No,
+fixed weights)."""
 
 import itertools
 
@@ -8,7 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxpapers.vmr_prompts.adapters.tiny_vlm import TinyVLM, TinyVLMNet, best_span, make_train_step, tokenize
+from jaxpapers.core.train import OptimConfig, init_state, make_optimizer, make_train_step
+from jaxpapers.vmr_prompts.adapters.tiny_vlm import TinyVLM, TinyVLMNet, best_span, tokenize
+from jaxpapers.vmr_prompts.adapters.tiny_vlm_train import make_loss
 from jaxpapers.vmr_prompts.model_api import NO, YES
 from jaxpapers.vmr_prompts.parse import parse_segment
 from jaxpapers.vmr_prompts.verify import YesNoVerifier
@@ -43,13 +46,16 @@ def test_shapes_and_adam_steps_lower_the_loss():
     params = NET.init(jax.random.key(0), frames, tokens)["params"]
     s, e, yn = NET.apply({"params": params}, frames, tokens)
     assert s.shape == (2, 6) and e.shape == (2, 6) and yn.shape == (2, 2)
-    init, step = make_train_step(NET, 1e-3)
-    opt = init(params)
-    batch = (frames, tokens, st, en, lab)
-    p, losses = params, []
+    tx = make_optimizer(OptimConfig(lr=1e-3), 6)
+    state, _ = init_state(params, tx, jax.random.key(1))
+    step = jax.jit(make_train_step(make_loss(NET), tx))
+    ones = jnp.ones(2)
+    batch = {"frames": (frames * 255).astype(jnp.uint8), "tokens": tokens, "frame_mask": jnp.ones((2, 6), bool),
+             "start": st, "end": en, "label": lab, "span_weight": ones, "yn_weight": ones}
+    losses = []
     for _ in range(6):
-        p, opt, loss = step(p, opt, batch)
-        losses.append(float(loss))
+        state, metrics = step(state, batch)
+        losses.append(float(metrics["loss"]))
     assert losses[-1] < losses[0] - 0.05, losses
 
 

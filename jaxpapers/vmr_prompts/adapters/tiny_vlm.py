@@ -3,8 +3,8 @@
 Frame encoder (3 strided convs → ``d_model`` per frame), query encoder (an embedding bag over the SynthVMR template
 vocabulary), a 2-layer temporal transformer over [query; frames], heads for start/end logits per frame and a Yes/No
 logit pair on the mean-pooled frame features. ``generate`` returns the argmax span (a ≤ b, score start_a + end_b) as
-text; ``answer_logprobs`` is the log-softmax of the Yes/No pair (the model's whole answer vocabulary). Training
-(:func:`train_step`) is for the full preset only; the pipeline never imports this module's optimiser path.
+text; ``answer_logprobs`` is the log-softmax of the Yes/No pair (the model's whole answer vocabulary). Training is
+:mod:`~jaxpapers.vmr_prompts.adapters.tiny_vlm_train` (full preset only; the pipeline never imports it).
 """
 
 from __future__ import annotations
@@ -16,14 +16,17 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float, Int
+from jaxtyping import Array, Bool, Float, Int
 
+from jaxpapers.core.errors import ConfigError
 from jaxpapers.vmr_prompts.config import ACTIONS, SHAPES
 from jaxpapers.vmr_prompts.model_api import NO, YES
 from jaxpapers.vmr_prompts.palette import COLOUR_NAMES
 
 VOCAB: tuple[str, ...] = ("<unk>", "the", *COLOUR_NAMES, *SHAPES, *sorted({w for a in ACTIONS for w in a.split()}))
 _WORD = {w: i for i, w in enumerate(VOCAB)}
+PAD_LOGIT = -1e9
+"""The start/end logit of a padded frame: no span ever starts or ends there."""
 
 
 def tokenize(query: str, length: int = 8) -> np.ndarray:
@@ -37,15 +40,17 @@ class _Block(nn.Module):
     heads: int
 
     @nn.compact
-    def __call__(self, x):
+    def __call__(self, x, mask=None):
         h = nn.LayerNorm()(x)
-        x = x + nn.MultiHeadDotProductAttention(num_heads=self.heads, qkv_features=self.d)(h)
+        x = x + nn.MultiHeadDotProductAttention(num_heads=self.heads, qkv_features=self.d)(h, mask=mask)
         h = nn.LayerNorm()(x)
         return x + nn.Dense(self.d)(nn.gelu(nn.Dense(4 * self.d)(h)))
 
 
 class TinyVLMNet(nn.Module):
-    """``(frames [B, M, H, W, 3] in [0, 1], tokens [B, T]) -> (start [B, M], end [B, M], yes_no [B, 2])``."""
+    """``(frames [B, M, H, W, 3] in [0, 1], tokens [B, T], frame_mask [B, M] | None) -> (start [B, M], end [B, M],
+    yes_no [B, 2])``. ``frame_mask`` marks the real frames of clips padded to M (training batches): padded frames
+    are never attended to or pooled, and their start/end logits are ``PAD_LOGIT``; without it every frame is real."""
 
     d_model: int = 128
     layers: int = 2
@@ -53,8 +58,12 @@ class TinyVLMNet(nn.Module):
     max_frames: int = 64
 
     @nn.compact
-    def __call__(self, frames: Float[Array, "b m h w 3"], tokens: Int[Array, "b t"]):
+    def __call__(self, frames: Float[Array, "b m h w 3"], tokens: Int[Array, "b t"],
+                 frame_mask: Bool[Array, "b m"] | None = None):
         b, m = frames.shape[:2]
+        if m > self.max_frames:
+            raise ConfigError(f"TinyVLM got {m} frames; its position table has max_frames={self.max_frames}")
+        real = jnp.ones((b, m), bool) if frame_mask is None else frame_mask
         x = frames.reshape(b * m, *frames.shape[2:])
         for c in (16, 32, 64):
             x = nn.relu(nn.Conv(c, (3, 3), strides=(2, 2))(x))
@@ -64,35 +73,17 @@ class TinyVLMNet(nn.Module):
         qv = (emb * valid).sum(1) / jnp.maximum(valid.sum(1), 1)
         pos = self.param("pos", nn.initializers.normal(0.02), (self.max_frames, self.d_model))
         h = jnp.concatenate([qv[:, None], f + pos[:m]], axis=1)
+        keys = jnp.concatenate([jnp.ones((b, 1), bool), real], axis=1)  # [B, 1 + M]: the query token and real frames
+        mask = None if frame_mask is None else jnp.broadcast_to(keys[:, None, None, :], (b, 1, m + 1, m + 1))
         for _ in range(self.layers):
-            h = _Block(self.d_model, self.heads)(h)
+            h = _Block(self.d_model, self.heads)(h, mask)
         h = nn.LayerNorm()(h)
         fr = h[:, 1:]
-        se = nn.Dense(2)(fr)
-        yn = nn.Dense(2)(fr.mean(1) * h[:, 0])
+        se = jnp.where(real[..., None], nn.Dense(2)(fr), PAD_LOGIT)
+        w = real[..., None].astype(fr.dtype)
+        pooled = (fr * w).sum(1) / jnp.maximum(w.sum(1), 1.0)
+        yn = nn.Dense(2)(pooled * h[:, 0])
         return se[..., 0], se[..., 1], yn
-
-
-def loss_fn(net: TinyVLMNet, params, frames, tokens, start, end, label):
-    """Cross-entropy of the start and end frame indices plus that of the Yes(0)/No(1) label."""
-    s, e, yn = net.apply({"params": params}, frames, tokens)
-    ce = lambda logits, y: -jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1).mean()  # noqa: E731
-    return ce(s, start) + ce(e, end) + ce(yn, label)
-
-
-def make_train_step(net: TinyVLMNet, learning_rate: float = 1e-3):
-    """``(init_opt(params), step(params, opt_state, batch) -> (params, opt_state, loss))`` with Adam (full preset)."""
-    import optax
-
-    tx = optax.adam(learning_rate)
-
-    @jax.jit
-    def step(params, opt_state, batch):
-        loss, g = jax.value_and_grad(lambda p: loss_fn(net, p, *batch))(params)
-        upd, opt_state = tx.update(g, opt_state, params)
-        return optax.apply_updates(params, upd), opt_state, loss
-
-    return tx.init, step
 
 
 def best_span(start: np.ndarray, end: np.ndarray) -> tuple[int, int]:
