@@ -30,15 +30,20 @@ def _length(seg):
     return 0.0 if seg is None else seg[1] - seg[0]
 
 
+def scrambled_tools(tools: dict, frames: np.ndarray, r: np.random.Generator) -> dict:
+    """The three tools' outputs with random labels (V2b's controls): ES cuts redrawn, OD boxes moved away from
+    every object, KM flags rotated."""
+    return {"starts": es.scramble_events(tools["starts"], len(frames), r),
+            "detections": od.scramble_boxes(frames, tools["detections"], r),
+            "flags": km.scramble_flags(tools["flags"])}
+
+
 def query_row(pipe: VMRPromptPipeline, video, query, meta, cfg: StudyConfig, seed: int) -> dict:
     """Every measured quantity of one query (IoUs of each variant and selection rule, selected lengths)."""
     model = pipe.model
     r = keyed_rng(seed, video.video_id, query.qid, "study")
     tools = pipe.tool_outputs(video, query)
-    m = video.num_frames
-    scr = {"starts": es.scramble_events(tools["starts"], m, r),
-           "detections": od.scramble_boxes(video.frames, tools["detections"], r),
-           "flags": km.scramble_flags(tools["flags"])}
+    scr = scrambled_tools(tools, video.frames, r)
     seg = {}
     for name in ("base", "es", "od", "km", "all"):
         seg[name] = pipe.ground(video, query, name, pipe.render(video, name, tools)).segment

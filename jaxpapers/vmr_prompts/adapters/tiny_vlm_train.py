@@ -32,7 +32,7 @@ from jaxpapers.vmr_prompts.config import SynthConfig, ToolConfig
 from jaxpapers.vmr_prompts.keys import rng as keyed_rng
 from jaxpapers.vmr_prompts.metrics import iou
 from jaxpapers.vmr_prompts.pipeline import VMRPromptPipeline
-from jaxpapers.vmr_prompts.prompts import es, km, od
+from jaxpapers.vmr_prompts.studies import scrambled_tools
 from jaxpapers.vmr_prompts.synth.generator import generate_video
 from jaxpapers.vmr_prompts.verify import YesNoVerifier, frame_span
 
@@ -74,13 +74,6 @@ class TinyVLMTrainConfig:
 
     def net(self) -> TinyVLMNet:
         return TinyVLMNet(d_model=self.d_model, layers=self.layers, heads=self.heads, max_frames=self.max_frames)
-
-
-def _scrambled(tools: dict, frames: np.ndarray, r: np.random.Generator) -> dict:
-    """The tools' outputs with random labels (the V2b scramblers): shuffled cuts, moved boxes, permuted flags."""
-    return {"starts": es.scramble_events(tools["starts"], len(frames), r),
-            "detections": od.scramble_boxes(frames, tools["detections"], r),
-            "flags": km.scramble_flags(tools["flags"])}
 
 
 def _negative_window(gt: tuple[float, float], duration: float, r: np.random.Generator) -> tuple[float, float] | None:
@@ -128,7 +121,7 @@ class TrainingClips(Sequence):
             if u < c.overlay_correct + c.overlay_random:
                 tools = self.pipe.tool_outputs(video, query)
                 if u >= c.overlay_correct:
-                    tools, overlay = _scrambled(tools, video.frames, r), name + "_scr"
+                    tools, overlay = scrambled_tools(tools, video.frames, r), name + "_scr"
                 else:
                     overlay = name
                 frames = self.pipe.render(video, name, tools)
