@@ -33,6 +33,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     if a.preset == "tiny":
         cfg.diagnostic.update(graphs=("chain:1", "chain:2", "res:2"), width=16, batch=64, inits=1)
     elif a.preset == "full":
-        cfg.sweep.update(dataset="cifar10", data_dir="data/cifar-10-batches-py", data_limit=1024)
+        cfg.sweep.update(dataset="cifar10", data_dir="data/cifar-10-batches-bin", data_limit=1024)
         cfg.diagnostic.update(width=512)
     return cfg

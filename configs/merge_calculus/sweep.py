@@ -9,7 +9,7 @@ transfers η* from G₀ = chain P = 1 zero-shot. ``graphs.extra`` holds graphs s
 
     jaxpapers verify merge_calculus --preset quick     # digits, width 64, batch 64, T = 80, 16 LRs, 2 seeds
     jaxpapers verify merge_calculus --preset full      # CIFAR-10 (sweep.data_dir), width 512, 24 LRs, 3 seeds
-    jaxpapers verify merge_calculus --preset full --config.sweep.data_dir=/data/cifar-10-batches-py
+    jaxpapers verify merge_calculus --preset full --config.sweep.data_dir=/data/cifar-10-batches-bin
 
 Expected (quick, spec prototype, seeds {0, 1}): η* chain P = 1/2/4/6/8 ≈ 0.76/0.45/0.25/0.14/0.09,
 res-aware K = 4/16 ≈ 0.27/0.10, depth-μP K = 16 ≈ 0.43, concat ≈ 0.35; MC1 slope ≈ -1.7, MC2 slope ≈ -0.43

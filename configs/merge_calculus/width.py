@@ -2,7 +2,7 @@
 
 Chain P = 4 swept (the MC1-MC5 protocol) at widths 128, 256, 512, 1024 under μP and under SP.
 
-    jaxpapers verify merge_calculus/MC6 --preset full --config.sweep.data_dir=/data/cifar-10-batches-py
+    jaxpapers verify merge_calculus/MC6 --preset full --config.sweep.data_dir=/data/cifar-10-batches-bin
 
 Expected: μP max/min η* ≤ 1.5; SP η* drifts monotonically by ≥ 2×. Not run on a CPU (quick: skipped);
 the tiny preset is a smoke run on digits for the tests.

@@ -63,7 +63,7 @@ class SweepConfig:
 # The full preset's protocol (CIFAR-10, spec "Claims to reproduce"): shared by MC1-MC5 and MC6.
 FULL_SWEEP = dict(
     dataset="cifar10",
-    data_dir="data/cifar-10-batches-py",
+    data_dir="data/cifar-10-batches-bin",
     width=512,
     batch=128,
     steps=390,

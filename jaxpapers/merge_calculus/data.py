@@ -1,4 +1,4 @@
-"""Data for the sweeps (spec "Data"): scikit-learn digits, CIFAR-10 from local pickles, a synthetic teacher.
+"""Data for the sweeps (spec "Data"): scikit-learn digits, CIFAR-10 from its local binary archive, a synthetic teacher.
 
 Every loader returns ``{"x": float32 [N, D], "y": int32 [N]}`` with inputs mapped to [-1, 1],
 centred per feature and divided by one global standard deviation (protocol step 1).
@@ -7,15 +7,14 @@ centred per feature and divided by one global standard deviation (protocol step 
 from __future__ import annotations
 
 import os
-import pickle
 
 import numpy as np
 
 from jaxpapers.core.checks import check_choice, check_range
+from jaxpapers.core.data.cifar import load_cifar10
 from jaxpapers.core.errors import ConfigError
 
 DATASETS = ("digits", "cifar10", "synthetic")
-CIFAR_FILES = tuple(f"data_batch_{i}" for i in range(1, 6))
 
 
 def standardise(x01: np.ndarray) -> np.ndarray:
@@ -49,34 +48,13 @@ def synthetic(n: int = 1024, d: int = 32, classes: int = 10, seed: int = 0) -> d
     return {"x": (x / x.std()).astype(np.float32), "y": y.astype(np.int32)}
 
 
-def _read_batch(path: str) -> dict[str, np.ndarray]:
-    if not os.path.isfile(path):
-        raise ConfigError(f"CIFAR-10 file {path!r} does not exist; expected the 'python' pickle batches there")
-    try:
-        with open(path, "rb") as f:
-            raw = pickle.load(f, encoding="bytes")
-    except Exception as e:  # noqa: BLE001 - any unreadable file is one clear error
-        raise ConfigError(f"CIFAR-10 file {path!r} is not a readable pickle ({type(e).__name__})") from None
-    raw = {k.decode() if isinstance(k, bytes) else k: v for k, v in raw.items()}
-    if "data" not in raw or "labels" not in raw:
-        raise ConfigError(f"CIFAR-10 file {path!r} has keys {sorted(raw)}; expected 'data' and 'labels'")
-    x = np.asarray(raw["data"])
-    if x.dtype != np.uint8 or x.ndim != 2 or x.shape[1] != 3072:
-        raise ConfigError(f"CIFAR-10 file {path!r}: data is {x.dtype} {x.shape}; expected uint8 [N, 3072]")
-    return {"x": x, "y": np.asarray(raw["labels"], np.int32)}
-
-
 def cifar10(data_dir: str, limit: int | None = None) -> dict[str, np.ndarray]:
-    """CIFAR-10 training set from ``data_dir/data_batch_{1..5}`` (the 'python' pickles), via a grain MapDataset."""
-    import grain
-
-    if not os.path.isdir(data_dir):
-        raise ConfigError(f"data_dir={data_dir!r} is not a directory; expected the CIFAR-10 'python' batches there")
-    ds = grain.MapDataset.source([os.path.join(data_dir, f) for f in CIFAR_FILES]).map(_read_batch)
-    parts = [ds[i] for i in range(len(ds))]
-    x = np.concatenate([p["x"] for p in parts])[:limit]
-    y = np.concatenate([p["y"] for p in parts])[:limit]
-    return {"x": standardise(x / 255.0), "y": y}
+    """CIFAR-10 training set from the binary archive in ``data_dir`` (``cifar-10-batches-bin/``, read by
+    :func:`jaxpapers.core.data.cifar.load_cifar10`; the python pickles are refused), pixels in the archive's
+    planar order (1024 R, 1024 G, 1024 B per image), the first ``limit`` images."""
+    images, labels = load_cifar10(data_dir, "train")
+    x = images[:limit].transpose(0, 3, 1, 2).reshape(-1, 3072)
+    return {"x": standardise(x / 255.0), "y": labels[:limit].astype(np.int32)}
 
 
 def load(name: str, data_dir: str = "", limit: int | None = None) -> dict[str, np.ndarray]:

@@ -6,8 +6,6 @@ import pytest
 from jaxpapers.cltr import (
     draw_long_tailed_rng,
     load_caltech256,
-    load_cifar10,
-    load_cifar100,
     load_imagenet_lt_list,
     lt_counts,
     make_long_tailed,
@@ -68,61 +66,6 @@ def test_bad_inputs_name_the_argument():
         make_long_tailed(np.zeros(3, int), [5], 0)
     with pytest.raises(ConfigError, match="rule"):
         partition([3, 2, 1], [[0], [0, 1]])
-
-
-def _cifar_records(n, fine: bool, rng):
-    labels = rng.integers(0, 10, n).astype(np.uint8)
-    pix = rng.integers(0, 256, (n, 3072)).astype(np.uint8)
-    head = np.stack([labels // 2, labels], 1) if fine else labels[:, None]
-    return np.concatenate([head, pix], 1), labels, pix
-
-
-def test_cifar10_binary_reader(tmp_path):
-    rng = np.random.default_rng(0)
-    root = tmp_path / "cifar-10-batches-bin"
-    root.mkdir()
-    all_labels, all_pix = [], []
-    for i in range(1, 6):
-        rec, lab, pix = _cifar_records(3, False, rng)
-        rec.tofile(root / f"data_batch_{i}.bin")
-        all_labels.append(lab)
-        all_pix.append(pix)
-    rec, _, _ = _cifar_records(2, False, rng)
-    rec.tofile(root / "test_batch.bin")
-    images, labels = load_cifar10(tmp_path)
-    assert images.shape == (15, 32, 32, 3) and images.dtype == np.uint8
-    np.testing.assert_array_equal(labels, np.concatenate(all_labels))
-    pix = np.concatenate(all_pix)
-    # pixel (row 4, col 7) of channel G is byte 1024 + 4*32 + 7 of the record
-    np.testing.assert_array_equal(images[:, 4, 7, 1], pix[:, 1024 + 4 * 32 + 7])
-    assert load_cifar10(root, "test")[0].shape == (2, 32, 32, 3)
-
-
-def test_cifar100_binary_reader_and_truncated_file(tmp_path):
-    rng = np.random.default_rng(1)
-    root = tmp_path / "cifar-100-binary"
-    root.mkdir()
-    rec, lab, pix = _cifar_records(4, True, rng)
-    rec.tofile(root / "train.bin")
-    images, fine = load_cifar100(tmp_path)
-    np.testing.assert_array_equal(fine, lab)
-    np.testing.assert_array_equal(load_cifar100(root, coarse=True)[1], lab // 2)
-    np.testing.assert_array_equal(images[:, 0, 0, 2], pix[:, 2048])
-    rec[:, :-1].tofile(root / "test.bin")
-    with pytest.raises(ConfigError, match="3074-byte"):
-        load_cifar100(root, "test")
-
-
-@pytest.mark.parametrize(
-    ("loader", "folder", "archive"),
-    [(load_cifar10, "cifar-10-batches-py", "cifar-10-binary"), (load_cifar100, "cifar-100-python", "cifar-100-binary")],
-)
-def test_pickle_folders_are_refused(tmp_path, loader, folder, archive):
-    (tmp_path / folder).mkdir()
-    (tmp_path / folder / "data_batch_1").write_bytes(b"\x80\x04not a pickle to open")
-    for root in (tmp_path, tmp_path / folder):
-        with pytest.raises(ConfigError, match=archive):
-            loader(root)
 
 
 def test_imagenet_lt_list_reader(tmp_path):

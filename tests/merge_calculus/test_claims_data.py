@@ -1,9 +1,7 @@
 """Fits, data loaders, configs, the claim experiments on a synthetic study, the registry, the public API."""
 
 import ast
-import os
 import pathlib
-import pickle
 
 import jax
 import numpy as np
@@ -17,6 +15,7 @@ from jaxpapers.merge_calculus import studies
 from jaxpapers.merge_calculus.config import DiagnosticConfig, GraphsConfig, SweepConfig, WidthConfig
 from jaxpapers.merge_calculus.experiments import identities, laws
 from jaxpapers.merge_calculus.sweep import SweepResult
+from tests.cifar_files import write_cifar10
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC_IDS = [
@@ -55,29 +54,29 @@ def test_digits_matches_sklearn():
     np.testing.assert_allclose(d["x"], x / x.std(), rtol=1e-5, atol=1e-6)
 
 
-def _fake_cifar(tmp_path, n=4, override=None):
-    for i in range(1, 6):
-        raw = {b"data": np.full((n, 3072), i, np.uint8), b"labels": list(range(n))}
-        raw.update(override or {})
-        with open(tmp_path / f"data_batch_{i}", "wb") as f:
-            pickle.dump(raw, f)
-
-
-def test_cifar_loader(tmp_path):
-    _fake_cifar(tmp_path)
-    d = mc.cifar10(str(tmp_path))
-    assert d["x"].shape == (20, 3072) and d["y"].tolist() == list(range(4)) * 5
+def test_cifar_loader_reads_the_binary_archive_in_planar_order(tmp_path):
+    root = tmp_path / "cifar-10-batches-bin"
+    labels, pix = write_cifar10(root, 4, np.random.default_rng(0))
+    d = mc.cifar10(str(root))
+    assert d["x"].shape == (20, 3072) and d["y"].dtype == np.int32
+    np.testing.assert_array_equal(d["y"], labels)
+    x = 2 * (pix / 255.0) - 1
+    x = x - x.mean(0)
+    np.testing.assert_allclose(d["x"], x / x.std(), rtol=1e-5, atol=1e-5)
+    head = mc.cifar10(str(root), limit=7)
+    np.testing.assert_array_equal(head["y"], labels[:7])
     with pytest.raises(ConfigError, match="is not a directory"):
         mc.cifar10(str(tmp_path / "nope"))
-    os.remove(tmp_path / "data_batch_3")
-    with pytest.raises(ConfigError, match="data_batch_3' does not exist"):
-        mc.cifar10(str(tmp_path))
-    _fake_cifar(tmp_path, override={b"data": np.zeros((4, 100), np.uint8)})
-    with pytest.raises(ConfigError, match="expected uint8 \\[N, 3072\\]"):
-        mc.cifar10(str(tmp_path))
-    (tmp_path / "data_batch_1").write_bytes(b"not a pickle")
-    with pytest.raises(ConfigError, match="not a readable pickle"):
-        mc.cifar10(str(tmp_path))
+    (root / "data_batch_3.bin").write_bytes(b"\x00" * 100)
+    with pytest.raises(ConfigError, match="3073-byte record"):
+        mc.cifar10(str(root))
+
+
+def test_cifar_pickle_folder_is_refused(tmp_path):
+    (tmp_path / "cifar-10-batches-py").mkdir()
+    (tmp_path / "cifar-10-batches-py" / "data_batch_1").write_bytes(b"\x80\x04not a pickle to open")
+    with pytest.raises(ConfigError, match="cifar-10-binary"):
+        mc.cifar10(str(tmp_path / "cifar-10-batches-py"))
 
 
 @pytest.mark.parametrize("name", ["sweep", "diagnostic", "width", "identities"])

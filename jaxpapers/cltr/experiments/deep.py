@@ -25,7 +25,7 @@ import ml_collections
 import numpy as np
 import optax
 
-from jaxpapers.cltr.data.cifar import load_cifar10, load_cifar100
+from jaxpapers.core.data.cifar import load_cifar10, load_cifar100
 from jaxpapers.cltr.data.lt import lt_counts, make_long_tailed
 from jaxpapers.cltr.models import ResNet32
 from jaxpapers.core.claims import Measurement

@@ -1,4 +1,5 @@
-"""CIFAR-10/100 from the **binary** archives only (``cifar-10-batches-bin/``, ``cifar-100-binary/``).
+"""CIFAR-10/100 from the **binary** archives only (``cifar-10-batches-bin/``, ``cifar-100-binary/``), shared by
+the papers that train on CIFAR (cltr, merge_calculus, flow_matching).
 
 Records: CIFAR-10 3073 bytes (label, 3072 pixels), CIFAR-100 3074 bytes (coarse label, fine label, 3072
 pixels); pixels are 1024 R, 1024 G, 1024 B, each 32x32 row-major. Parsed with ``np.fromfile`` and returned
