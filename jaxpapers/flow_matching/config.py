@@ -14,7 +14,7 @@ from jaxpapers.core.errors import ConfigError
 
 TARGET_KINDS: tuple[str, ...] = ("circle", "random")
 SOLVERS: tuple[str, ...] = ("rk4", "euler")
-DATASETS: tuple[str, ...] = ("digits", "mnist")
+DATASETS: tuple[str, ...] = ("digits", "mnist", "cifar10")
 
 
 def _increasing(name: str, values: tuple, lo: float = 1) -> None:
@@ -147,7 +147,7 @@ class ImageConfig:
     """The ``images`` group of FM6: minibatch CFM (fresh x₀, t every step) on flattened images in [-1, 1]."""
 
     dataset: str = "digits"
-    data_dir: str = ""  # MNIST: the directory with train-images-idx3-ubyte (and t10k-images-idx3-ubyte)
+    data_dir: str = ""  # MNIST: the folder with train-images-idx3-ubyte; CIFAR-10: cifar-10-batches-bin/
     held_out: int = 512
     ns: tuple[int, ...] = (256, 1024)
     width: int = 1024
@@ -158,9 +158,13 @@ class ImageConfig:
     sinkhorn_iters: int = 200
     sinkhorn_eps: float = 0.05  # entropic regularisation relative to the mean squared distance
     solver_steps: int = 50
+    baseline_width: int = 256  # the MLPVelocity baseline (report-only), trained beside the two-layer field
+    baseline_depth: int = 0  # hidden ReLU layers of the baseline; 0: no baseline
 
     def __post_init__(self):
         check_choice("images.dataset", self.dataset, DATASETS)
+        check_range("images.baseline_width", self.baseline_width, 1)
+        check_range("images.baseline_depth", self.baseline_depth, 0)
         check_range("images.held_out", self.held_out, 2)
         _increasing("images.ns", self.ns, 2)
         check_range("images.width", self.width, 1)

@@ -84,19 +84,26 @@ def widths(runs: list[dict]):
     return fig
 
 
-def images(ns, train, test, samples=None, side: int = 8):
-    """FM6. Losses per n and (optionally) up to 8 generated images of the largest n (``samples [k, side²]``)."""
+def images(ns, train, test, samples=None, shape=(8, 8), baseline_test=None):
+    """FM6. Losses per n (the MLP baseline's test loss beside them, if given) and (optionally) up to 8 generated
+    images of the largest n (``samples [k, prod(shape)]``, ``shape`` (h, w) grey or (h, w, 3) colour)."""
     cols = 2 if samples is not None else 1
     fig, axes = plots.figure(cols, width=4.2)
     ax = axes[0] if cols > 1 else axes
     ax.semilogx(ns, train, "o-", label="train")
     ax.semilogx(ns, test, "s-", label="test (held out)")
+    if baseline_test is not None:
+        ax.semilogx(ns, baseline_test, "^--", label="test, MLP baseline")
     ax.set_xlabel("n (training images)")
     ax.set_ylabel("CFM loss")
     ax.legend(fontsize=7)
     if samples is not None:
-        s = np.asarray(samples)[:8].reshape(-1, side, side)
-        axes[1].imshow(np.concatenate(list(s), axis=1), cmap="gray", vmin=-1, vmax=1)
+        s = np.asarray(samples)[:8].reshape((-1, *shape))
+        strip = np.concatenate(list(s), axis=1)
+        if len(shape) == 3:
+            axes[1].imshow(np.clip((strip + 1) / 2, 0, 1))
+        else:
+            axes[1].imshow(strip, cmap="gray", vmin=-1, vmax=1)
         axes[1].set_axis_off()
         axes[1].set_title("generated")
     return fig

@@ -12,6 +12,7 @@ r counts iff r < m, and the scaling uses the true m, so one compiled program cov
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import flax.linen as nn
@@ -19,7 +20,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from jaxpapers.core.checks import check_range
+from jaxpapers.core.checks import check_choice, check_range
 
 
 def features(x: Float[ArrayLike, "n d"], t, scale: float = 1.0) -> Float[Array, "n d+2"]:
@@ -117,3 +118,42 @@ class MLPVelocity(nn.Module):
         for i in range(self.depth):
             h = jax.nn.relu(nn.Dense(self.width, name=f"layers_{i}")(h))
         return nn.Dense(self.d_out, name="out")(h)
+
+
+FIELD_KINDS = ("two_layer", "mlp")
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageField:
+    """A velocity field on flattened images as a pair of pure functions, hashable (a static ``jit`` argument).
+
+    ``"two_layer"``: the paper's net of width ``width`` (:func:`init_params`, :func:`velocity_z` on
+    z = ``z_scale``·(x, t, 1); the ±1 heads held fixed by ``stop_gradient``, so Adam leaves them unchanged).
+    ``"mlp"``: :class:`MLPVelocity` with ``depth`` hidden ReLU layers of ``width`` (Flax's default LeCun-normal
+    init, unscaled z), the deeper baseline for images (spec "What to build"), outside the paper's analysis.
+    """
+
+    kind: str
+    width: int
+    depth: int = 1
+    z_scale: float = 1.0
+
+    def __post_init__(self):
+        check_choice("field.kind", self.kind, FIELD_KINDS)
+        check_range("field.width", self.width, 1)
+        check_range("field.depth", self.depth, 1)
+
+    def init(self, key: jax.Array, d: int):
+        """Initial parameters for images of ``d`` pixels."""
+        if self.kind == "two_layer":
+            return init_params(key, self.width, d)
+        dtype = jnp.result_type(float)
+        net = MLPVelocity(width=self.width, depth=self.depth, d_out=d)
+        return net.init(key, jnp.zeros((1, d), dtype), jnp.zeros((1,), dtype))["params"]
+
+    def __call__(self, params, x: Float[Array, "n d"], t) -> Float[Array, "n d"]:
+        """v(x, t) for images ``x`` and times ``t`` (scalar or [n])."""
+        if self.kind == "two_layer":
+            return velocity_z(params["W"], jax.lax.stop_gradient(params["a"]), features(x, t, self.z_scale))
+        net = MLPVelocity(width=self.width, depth=self.depth, d_out=x.shape[-1])
+        return net.apply({"params": params}, x, t)

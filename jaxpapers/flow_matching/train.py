@@ -147,9 +147,9 @@ def mean_loss(params: dict, triples: dict, *, z_scale: float = 1.0, width=None, 
     return 0.5 * jnp.mean(jnp.sum((velocity_z(params["W"], params["a"], z, width, mask) - triples["u"]) ** 2, -1))
 
 
-def make_cfm_loss_fn(z_scale: float):
-    """Minibatch CFM loss for the shared trainer (images, FM6): ``batch = {"x1": [B, d]}``, params ``{"W", "a"}``
-    with the heads ``a`` held fixed (``stop_gradient``: Adam then leaves them unchanged); x₀ ~ N(0, I) and
+def make_cfm_loss_fn(field):
+    """Minibatch CFM loss for the shared trainer (images, FM6): ``batch = {"x1": [B, d]}``, the field
+    ``field(params, x, t) -> v`` (an :class:`~jaxpapers.flow_matching.model.ImageField`); x₀ ~ N(0, I) and
     t ~ U[0, 1] are drawn fresh from the step key (a different algorithm from the fixed-triple GD)."""
 
     def loss_fn(params, batch, key, *, train: bool = True):
@@ -159,8 +159,7 @@ def make_cfm_loss_fn(z_scale: float):
         x0 = jax.random.normal(k0, x1.shape, x1.dtype)
         t = jax.random.uniform(kt, x1.shape[:1], x1.dtype)
         x = (1 - t[:, None]) * x0 + t[:, None] * x1
-        v = velocity_z(params["W"], jax.lax.stop_gradient(params["a"]), features(x, t, z_scale))
-        loss = 0.5 * jnp.mean(jnp.sum((v - (x1 - x0)) ** 2, -1))
+        loss = 0.5 * jnp.mean(jnp.sum((field(params, x, t) - (x1 - x0)) ** 2, -1))
         return loss, {}
 
     return loss_fn

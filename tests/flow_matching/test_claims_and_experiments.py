@@ -178,3 +178,26 @@ def test_fm6_tiny_against_numpy():
     assert ratio == (pytest.approx(gaps[-1] / gaps[0], rel=1e-3, abs=1e-4) if gaps[0] > 0 else np.inf)
     assert len(m.measured["gap_ratio"]) == im.seeds
     assert m.details["train_loss"][0][0] == pytest.approx(float(np.mean(st["train_losses"][0][0])), rel=1e-6)
+
+    # the MLP baseline (report-only): its per-draw losses from a float64 NumPy forward of its trained layers, on
+    # the same training and held-out images and the same draws; its paired gap from those
+    base, bd = st["baseline"], m.details["baseline_mlp"]
+    assert bd["field"].startswith(f"MLPVelocity, {im.baseline_depth} hidden")
+    for j, n in enumerate(im.ns):
+        layers = {k: {q: np.asarray(v[q][0, j], np.float64) for q in v} for k, v in base["params"].items()}
+        assert len(layers) == im.baseline_depth + 1
+
+        def mlp_loss(x1, k, layers=layers):
+            x = (1 - t[k]) * x0[k] + t[k] * x1
+            h = np.concatenate([x, np.full((len(x), 1), t[k]), np.ones((len(x), 1))], 1)
+            for i in range(im.baseline_depth):
+                h = np.maximum(h @ layers[f"layers_{i}"]["kernel"] + layers[f"layers_{i}"]["bias"], 0)
+            v = h @ layers["out"]["kernel"] + layers["out"]["bias"]
+            return 0.5 * np.sum((v - (x1 - x0[k])) ** 2, 1)
+
+        tr = np.stack([mlp_loss(st["train"][0, j, :n], k) for k in range(im.eval_draws)])
+        te = np.stack([mlp_loss(st["test"][0, j], k) for k in range(im.eval_draws)])
+        np.testing.assert_allclose(base["train_losses"][0][j], tr, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(base["test_losses"][0, j], te, rtol=1e-4, atol=1e-4)
+        assert bd["gap_per_seed"][0][j] == pytest.approx((te.mean(1) - tr.mean(1)).mean(), rel=1e-4, abs=1e-4)
+    assert len(bd["gap_ratio_per_seed"]) == im.seeds and len(bd["sinkhorn_w2"]) == len(im.ns)

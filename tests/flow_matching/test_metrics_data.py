@@ -11,6 +11,7 @@ from jaxpapers.core.errors import ConfigError
 from jaxpapers.flow_matching import GMMTarget, bures_wasserstein, read_idx, sinkhorn_cost, w2
 from jaxpapers.flow_matching.data import load_images
 from jaxpapers.flow_matching.metrics import gelbrich, ks_statistic
+from tests.cifar_files import write_cifar10
 
 
 def test_exact_w2_is_the_best_permutation():
@@ -91,8 +92,8 @@ def test_idx_reader_round_trip_and_mnist_scaling(tmp_path):
     np.testing.assert_array_equal(read_idx(tmp_path / "train-images-idx3-ubyte"), imgs)
     head = (tmp_path / "train-images-idx3-ubyte").read_bytes()[:4]
     assert int.from_bytes(head, "big") == 2051
-    x, side = load_images("mnist", str(tmp_path))
-    assert side == 4 and x.shape == (3, 20) and x.min() >= -1 and x.max() <= 1
+    x, shape = load_images("mnist", str(tmp_path))
+    assert shape == (4, 5) and x.shape == (3, 20) and x.min() >= -1 and x.max() <= 1
     np.testing.assert_allclose(x[0], imgs[0].ravel() / 127.5 - 1, atol=1e-6)
     labels = np.array([1, 2, 3])
     _write_idx(tmp_path / "labels", labels, code=0x08)
@@ -114,6 +115,21 @@ def test_idx_reader_rejects_bad_files(tmp_path):
         load_images("mnist", "")
 
 
+def test_cifar10_images_are_the_binary_records_in_hwc_order(tmp_path):
+    """Pixel (row r, col c, channel ch) of image i is byte ch·1024 + r·32 + c of record i, scaled to [-1, 1]."""
+    labels, planar = write_cifar10(tmp_path / "cifar-10-batches-bin", 2, np.random.default_rng(3))
+    x, shape = load_images("cifar10", str(tmp_path))
+    assert shape == (32, 32, 3) and x.shape == (10, 3072) and x.dtype == np.float32
+    want = planar.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).reshape(10, -1) / 127.5 - 1
+    np.testing.assert_allclose(x, want, atol=1e-6)
+    assert x[4].reshape(32, 32, 3)[5, 6, 2] == pytest.approx(planar[4, 2048 + 5 * 32 + 6] / 127.5 - 1, abs=1e-6)
+    with pytest.raises(ConfigError, match="cifar-10-batches-bin"):
+        load_images("cifar10", "")
+    (tmp_path / "cifar-10-batches-py").mkdir()
+    with pytest.raises(ConfigError, match="cifar-10-binary"):
+        load_images("cifar10", str(tmp_path / "cifar-10-batches-py"))
+
+
 def test_digits_are_scaled_to_unit_range():
-    x, side = load_images("digits")
-    assert side == 8 and x.shape == (1797, 64) and x.min() == -1.0 and x.max() == 1.0
+    x, shape = load_images("digits")
+    assert shape == (8, 8) and x.shape == (1797, 64) and x.min() == -1.0 and x.max() == 1.0

@@ -2,7 +2,6 @@
 (``gaussian_mixture``), synthetic textures, and the on-disk loaders (``cifar``, ``imagenet_lt``, ``caltech256``)."""
 
 from jaxpapers.cltr.data.caltech256 import load_caltech256
-from jaxpapers.core.data.cifar import load_cifar10, load_cifar100
 from jaxpapers.cltr.data.digits_lt import DigitsSplit, load_digits_split
 from jaxpapers.cltr.data.gaussian_mixture import gaussian_mixture, synthetic_images
 from jaxpapers.cltr.data.imagenet_lt import load_imagenet_lt_list
@@ -14,6 +13,7 @@ from jaxpapers.cltr.data.lt import (
     partition,
     partition_ratio,
 )
+from jaxpapers.core.data.cifar import load_cifar10, load_cifar100
 
 __all__ = [
     "DigitsSplit",

@@ -25,10 +25,10 @@ import ml_collections
 import numpy as np
 import optax
 
-from jaxpapers.core.data.cifar import load_cifar10, load_cifar100
 from jaxpapers.cltr.data.lt import lt_counts, make_long_tailed
 from jaxpapers.cltr.models import ResNet32
 from jaxpapers.core.claims import Measurement
+from jaxpapers.core.data.cifar import load_cifar10, load_cifar100
 from jaxpapers.core.errors import ClaimSkipped, ConfigError
 
 MEAN = np.asarray([0.4914, 0.4822, 0.4465], np.float32)
